@@ -102,5 +102,10 @@ export interface KubeStatus {
   message?: string
   reason?: string
   code?: number
-  details?: { name?: string; group?: string; kind?: string; causes?: { field?: string; message?: string }[] }
+  details?: {
+    name?: string
+    group?: string
+    kind?: string
+    causes?: { field?: string; message?: string }[]
+  }
 }

@@ -1,0 +1,31 @@
+// Gate integrity: the one object read that gave the verdict must prove what this run pushed.
+// Anyone who can create tests can create our test's name first, with another spec
+// (coder-k8s-api.md §5.1 and §5.3).
+import type { CoderTemplateTest, CoderTemplateTestSpec } from './api.js'
+import { specDifferences } from './manifest.js'
+
+export interface PushedVersion {
+  id: string
+  name: string
+}
+
+/** Every reason why this object does not prove our version; empty when it does. */
+export function integrityProblems(
+  test: CoderTemplateTest,
+  committedSpec: CoderTemplateTestSpec,
+  pushed: PushedVersion
+): string[] {
+  const problems = specDifferences(committedSpec, test.spec)
+  const status = test.status ?? {}
+  if (status.templateVersionID !== pushed.id) {
+    problems.push(
+      `status.templateVersionID: pushed ${JSON.stringify(pushed.id)}, found ${JSON.stringify(status.templateVersionID ?? null)}`
+    )
+  }
+  if (status.templateVersionName !== pushed.name) {
+    problems.push(
+      `status.templateVersionName: pushed ${JSON.stringify(pushed.name)}, found ${JSON.stringify(status.templateVersionName ?? null)}`
+    )
+  }
+  return problems
+}

@@ -1,0 +1,170 @@
+// The job summary, rendered from the run report with core.summary. core.summary escapes nothing
+// (action-ecosystem.md §5.1), so every text from the cluster, Coder, Git or the inputs is escaped
+// here, and each one is cut so that the summary stays far below the 1 MiB cap.
+import * as core from '@actions/core'
+import { isSuccess, type RunReport, STEP_NAMES, type StepRecord } from './report.js'
+
+const MAX_TEXT = 2000
+const MAX_TIMELINE = 40
+const MAX_TIMELINE_LINE = 400
+
+export function escapeHtml(text: string, max = MAX_TEXT): string {
+  const cut = text.length > max ? `${text.slice(0, max)}…` : text
+  return cut
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;')
+}
+
+export function headline(report: RunReport): string {
+  const what = report.versionName
+    ? `${report.template} ${report.versionName}`
+    : report.template || 'the template version'
+  switch (report.outcome) {
+    case 'promoted':
+      return report.promotionResult === 'AlreadyActive'
+        ? `✅ ${what} passed its test and was already active`
+        : `✅ ${what} passed its test and was promoted`
+    case 'would-promote':
+      return `✅ ${what} passed its test (dry-run: ${report.promotionResult === 'AlreadyActive' ? 'already active' : 'would be promoted'})`
+    case 'passed':
+      return `✅ ${what} passed its test (promotion skipped)`
+    case 'timed-out':
+      return `⏱️ ${what}: the gate timed out`
+    case 'cancelled':
+      return `🛑 ${what}: the run was cancelled; nothing was promoted`
+    case 'invalid-input':
+      return '❌ Invalid input: nothing was pushed, committed or promoted'
+    default:
+      return `❌ ${what} was not promoted`
+  }
+}
+
+/** The summary as HTML/Markdown text, built with core.summary's buffer. */
+export function renderSummary(report: RunReport, now: number): string {
+  const summary = core.summary.emptyBuffer()
+  summary.addHeading(escapeHtml(headline(report)), 2)
+  if (report.error) summary.addRaw(`<p><strong>${escapeHtml(report.error)}</strong></p>`, true)
+  if (report.advice) summary.addRaw(`<p>💡 ${escapeHtml(report.advice)}</p>`, true)
+  if (report.inputErrors.length > 0) {
+    summary.addList(report.inputErrors.map((line) => escapeHtml(line)))
+  }
+  if (report.integrityProblems.length > 0) {
+    summary.addRaw('<p>The test object does not prove the pushed version:</p>', true)
+    summary.addList(report.integrityProblems.map((line) => escapeHtml(line)))
+  }
+
+  if (report.outcome !== 'invalid-input') {
+    summary.addTable([
+      [
+        { data: 'Step', header: true },
+        { data: 'Result', header: true },
+        { data: 'Duration', header: true },
+        { data: 'Detail', header: true }
+      ],
+      ...STEP_NAMES.map((name) => {
+        const step = report.steps[name]
+        return [name, step.result, duration(step, now) || '–', escapeHtml(step.detail) || '–']
+      })
+    ])
+
+    const facts: [string, string][] = [
+      ['Template', code(joinNonEmpty(report.organization, report.template, '.'))],
+      [
+        'Version',
+        `${code(report.versionName)}${report.versionId ? ` (${code(report.versionId)})` : ''}`
+      ],
+      ['Test', code(joinNonEmpty(report.namespace, report.testName, '/'))],
+      ['Phase', code(report.phase)],
+      ['Reason', code(report.reason)],
+      ['Message', escapeHtml(report.message)],
+      [
+        'Promotion',
+        code(report.promotionResult) +
+          (report.promotionConfirmedBy === 're-read' ? ' (confirmed by a re-read)' : '')
+      ],
+      ['Previous active version', code(report.previousActiveVersionId)],
+      ['Active version', code(report.activeVersionId)],
+      ['Manifest', code(report.manifestPath)],
+      [
+        'GitOps commit',
+        report.commitUrl
+          ? link(report.commitUrl, report.commitSha.slice(0, 12))
+          : report.manifestPath && report.steps.commit.result === 'succeeded'
+            ? 'none: Git already held the manifest'
+            : ''
+      ],
+      ['Workflow run', report.runUrl ? link(report.runUrl, 'this run') : '']
+    ]
+    summary.addTable([
+      [
+        { data: 'What', header: true },
+        { data: 'Value', header: true }
+      ],
+      ...facts.filter(([, value]) => value !== '')
+    ])
+
+    if (report.timeline.length > 0) {
+      const shown =
+        report.timeline.length > MAX_TIMELINE
+          ? [
+              ...report.timeline.slice(0, MAX_TIMELINE / 2),
+              null,
+              ...report.timeline.slice(-MAX_TIMELINE / 2)
+            ]
+          : report.timeline
+      const lines = shown.map((entry) =>
+        entry === null
+          ? `… ${report.timeline.length - MAX_TIMELINE} more …`
+          : escapeHtml(
+              `+${seconds(entry.at - report.startedAt)} ${entry.phase || '(no status)'}${entry.reason ? ` / ${entry.reason}` : ''}${entry.message ? `: ${entry.message}` : ''}`,
+              MAX_TIMELINE_LINE
+            )
+      )
+      summary.addDetails('Timeline of the test', `<pre>${lines.join('\n')}</pre>`)
+    }
+  }
+  return summary.stringify()
+}
+
+export async function writeSummary(report: RunReport, now: number): Promise<void> {
+  const text = renderSummary(report, now)
+  core.summary.emptyBuffer()
+  if (!process.env.GITHUB_STEP_SUMMARY) {
+    core.info('GITHUB_STEP_SUMMARY is not set; the job summary is not written.')
+    return
+  }
+  await core.summary.addRaw(text).write()
+}
+
+export function outcomeIsSuccess(report: RunReport): boolean {
+  return isSuccess(report.outcome)
+}
+
+function duration(step: StepRecord, now: number): string {
+  if (step.startedAt === undefined) return ''
+  return seconds((step.endedAt ?? now) - step.startedAt)
+}
+
+function seconds(ms: number): string {
+  const total = Math.max(0, ms) / 1000
+  if (total < 60) return `${total.toFixed(1)} s`
+  const minutes = Math.floor(total / 60)
+  return `${minutes} min ${Math.round(total - minutes * 60)} s`
+}
+
+function code(text: string): string {
+  return text ? `<code>${escapeHtml(text)}</code>` : ''
+}
+
+function link(url: string, text: string): string {
+  return /^https?:\/\//.test(url)
+    ? `<a href="${escapeHtml(url)}">${escapeHtml(text)}</a>`
+    : escapeHtml(url)
+}
+
+function joinNonEmpty(a: string, b: string, separator: string): string {
+  return a && b ? `${a}${separator}${b}` : a || b
+}

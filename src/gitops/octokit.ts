@@ -1,0 +1,100 @@
+// The Octokit used for the GitOps repository: @actions/github's client plus the retry plugin
+// (5xx) and the throttling plugin (primary and secondary rate limits).
+import { getOctokit } from '@actions/github'
+import { retry } from '@octokit/plugin-retry'
+import { throttling } from '@octokit/plugin-throttling'
+
+export type GitOpsOctokit = ReturnType<typeof getOctokit>
+
+export interface GitOpsLog {
+  warning(message: string): void
+  debug?(message: string): void
+}
+
+export interface GitOpsOctokitOptions {
+  token: string
+  /** The REST API base URL, what GITHUB_API_URL holds (e.g. https://api.github.com). */
+  baseUrl: string
+  /** Retries of a 5xx or network failure by the retry plugin. Default 3. */
+  retries?: number
+  /** Retries after a rate limit by the throttling plugin. Default 2. */
+  rateLimitRetries?: number
+  /** A rate limit that asks for a longer wait than this fails at once. Default 120 s. */
+  maxRateLimitWaitSeconds?: number
+  /**
+   * Milliseconds per unit of delay. The retry plugin waits (retryCount + 1)^2 units after a 5xx;
+   * the throttling plugin waits the seconds GitHub asks for, one unit each. Default 1000;
+   * tests pass 1.
+   */
+  delayUnitMs?: number
+  log?: GitOpsLog
+}
+
+// The retry plugin's defaults plus 409 (a concurrent writer: commitManifest re-reads, a blind
+// re-send of the same request cannot succeed) and 429 (rate limits belong to the throttling
+// plugin, so that the number of attempts stays bounded by one plugin).
+const DO_NOT_RETRY = [400, 401, 403, 404, 409, 410, 422, 429, 451]
+
+export function createGitOpsOctokit(options: GitOpsOctokitOptions): GitOpsOctokit {
+  const rateLimitRetries = options.rateLimitRetries ?? 2
+  const maxWaitSeconds = options.maxRateLimitWaitSeconds ?? 120
+  const delayUnitMs = options.delayUnitMs ?? 1000
+  const warn = (message: string) => options.log?.warning(message)
+  const debug = (message: string) => options.log?.debug?.(message)
+
+  const onLimit =
+    (kind: string) =>
+    (
+      retryAfter: number,
+      request: { method: string; url: string; request?: { signal?: AbortSignal } },
+      _octokit: unknown,
+      retryCount: number
+    ) => {
+      // The request options carry the token only in headers; log method and URL template alone.
+      const what = `${request.method} ${request.url}`
+      // The plugin's wait cannot be interrupted, so a cancelled run must not start one.
+      if (request.request?.signal?.aborted) return false
+      if (retryCount >= rateLimitRetries) {
+        warn(`GitHub ${kind} rate limit on ${what}: giving up after ${retryCount} retries`)
+        return false
+      }
+      if (retryAfter > maxWaitSeconds) {
+        warn(
+          `GitHub ${kind} rate limit on ${what}: asks to wait ${retryAfter} s, ` +
+            `more than ${maxWaitSeconds} s; giving up`
+        )
+        return false
+      }
+      warn(
+        `GitHub ${kind} rate limit on ${what}: retry ${retryCount + 1} of ${rateLimitRetries} ` +
+          `in ${retryAfter} s`
+      )
+      return true
+    }
+
+  return getOctokit(
+    options.token,
+    {
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+      // Octokit's own messages (deprecations, plugin notes) go to our log, never to stdout raw.
+      log: {
+        debug: (message: string) => debug(message),
+        info: (message: string) => debug(message),
+        warn: (message: string) => warn(message),
+        error: (message: string) => warn(message)
+      },
+      retry: {
+        retries: options.retries ?? 3,
+        retryAfterBaseValue: delayUnitMs,
+        doNotRetry: DO_NOT_RETRY
+      },
+      throttle: {
+        retryAfterBaseValue: delayUnitMs,
+        onRateLimit: onLimit('primary'),
+        onSecondaryRateLimit: onLimit('secondary')
+      }
+    },
+    retry,
+    throttling
+  )
+}

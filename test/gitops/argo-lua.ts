@@ -1,0 +1,203 @@
+// Runs an Argo CD health script the way Argo CD runs it, with fengari standing in for gopher-lua.
+// Facts: shared/reference/health-rules.md §1.2 (VM), §1.3 (obj), §1.4 (result), §1.5 (deletion),
+// §4.2 (how to reproduce it with fengari).
+import { lauxlib, lua, lualib, to_jsstring, to_luastring } from 'fengari'
+import type { LuaState } from 'fengari'
+import luaparse from 'luaparse'
+
+/** What Argo CD keeps of a health result: status and message only (health-rules.md §1.4). */
+export interface ArgoHealth {
+  status?: string
+  message?: string
+}
+
+// health-rules.md §1.4: the only statuses Argo CD accepts from a script (case-sensitive).
+export const ARGO_HEALTH_STATUSES = [
+  'Unknown',
+  'Progressing',
+  'Suspended',
+  'Healthy',
+  'Degraded',
+  'Missing'
+] as const
+
+export const INVALID_HEALTH_STATUS = 'Lua returned an invalid health status'
+export const PENDING_DELETION = 'Pending deletion'
+export const HOOK_FINALIZER = 'argocd.argoproj.io/hook-finalizer'
+
+// guess: Argo CD stops a script after a 1-second context timeout (§1.2); an instruction budget is
+// the deterministic stand-in, so a runaway script fails here without timing anything.
+const INSTRUCTION_BUDGET = 10_000_000
+
+/** Throws when the source is not Lua 5.1 (gopher-lua rejects 5.3 syntax that fengari accepts, §4.2). */
+export function assertLua51(source: string): void {
+  luaparse.parse(source, { luaVersion: '5.1', comments: false })
+}
+
+/**
+ * What the Argo CD controller shows (§1.5, v3.0–v3.5.x): an object being deleted is
+ * `Progressing` / `Pending deletion` before any custom script runs, unless it carries the hook
+ * finalizer.
+ */
+export function argoControllerHealth(script: string, obj: unknown): ArgoHealth {
+  const metadata = isRecord(obj) && isRecord(obj.metadata) ? obj.metadata : {}
+  const finalizers = Array.isArray(metadata.finalizers) ? metadata.finalizers : []
+  const deleting = metadata.deletionTimestamp !== undefined && metadata.deletionTimestamp !== null
+  if (deleting && !finalizers.includes(HOOK_FINALIZER)) {
+    return { status: 'Progressing', message: PENDING_DELETION }
+  }
+  return runArgoHealthScript(script, obj)
+}
+
+/** The script's result as Argo CD reads it (§1.4); errors become `Unknown` with their text. */
+export function runArgoHealthScript(script: string, obj: unknown): ArgoHealth {
+  const L = lauxlib.luaL_newstate()
+  try {
+    openArgoLibraries(L)
+    pushJson(L, obj)
+    lua.lua_setglobal(L, 'obj')
+    lua.lua_sethook(
+      L,
+      (state) => {
+        lauxlib.luaL_error(state, 'script exceeded its instruction budget')
+      },
+      lua.LUA_MASKCOUNT,
+      INSTRUCTION_BUDGET
+    )
+    if (lauxlib.luaL_loadstring(L, to_luastring(script)) !== lua.LUA_OK) {
+      return { status: 'Unknown', message: errorText(L) }
+    }
+    if (lua.lua_pcall(L, 0, 1, 0) !== lua.LUA_OK) {
+      return { status: 'Unknown', message: errorText(L) }
+    }
+    return readResult(L)
+  } finally {
+    lua.lua_close(L)
+  }
+}
+
+// §1.2: package, base and table, plus an os with only time and date; no string, math, io, debug
+// or coroutine. luaL_openlibs is never called.
+function openArgoLibraries(L: LuaState): void {
+  lauxlib.luaL_requiref(L, 'package', lualib.luaopen_package, 1)
+  lauxlib.luaL_requiref(L, '_G', lualib.luaopen_base, 1)
+  lauxlib.luaL_requiref(L, 'table', lualib.luaopen_table, 1)
+  lua.lua_settop(L, 0)
+
+  // Open the full os library off to the side and copy only the safe functions.
+  lua.lua_pushcfunction(L, lualib.luaopen_os)
+  lua.lua_call(L, 0, 1)
+  lua.lua_createtable(L, 0, 2)
+  for (const name of ['time', 'date']) {
+    lua.lua_getfield(L, -2, name)
+    lua.lua_setfield(L, -2, name)
+  }
+  // Argo CD preloads the same subset, so require("os") returns it too.
+  lua.lua_pushvalue(L, -1)
+  lua.lua_setglobal(L, 'os')
+  lua.lua_getfield(L, lua.LUA_REGISTRYINDEX, '_LOADED')
+  lua.lua_pushvalue(L, -2)
+  lua.lua_setfield(L, -2, 'os')
+  lua.lua_settop(L, 0)
+}
+
+// §1.3: objects become tables, arrays 1-based sequences without their null elements, null values
+// are absent; integers in int32 range are Lua integers (fengari cannot push larger ones), all
+// other numbers floats, as gopher-lua's float64 numbers compare the same way.
+function pushJson(L: LuaState, value: unknown): void {
+  if (value === null || value === undefined) {
+    lua.lua_pushnil(L)
+  } else if (typeof value === 'string') {
+    lua.lua_pushstring(L, to_luastring(value))
+  } else if (typeof value === 'boolean') {
+    lua.lua_pushboolean(L, value)
+  } else if (typeof value === 'number') {
+    if (Number.isInteger(value) && value >= -2147483648 && value <= 2147483647) {
+      lua.lua_pushinteger(L, value)
+    } else {
+      lua.lua_pushnumber(L, value)
+    }
+  } else if (Array.isArray(value)) {
+    const present = value.filter((element) => element !== null && element !== undefined)
+    lua.lua_createtable(L, present.length, 0)
+    present.forEach((element, index) => {
+      pushJson(L, element)
+      lua.lua_rawseti(L, -2, index + 1)
+    })
+  } else if (isRecord(value)) {
+    const entries = Object.entries(value).filter(([, v]) => v !== null && v !== undefined)
+    lua.lua_createtable(L, 0, entries.length)
+    for (const [key, field] of entries) {
+      pushJson(L, field)
+      lua.lua_setfield(L, -2, to_luastring(key))
+    }
+  } else {
+    throw new Error(`cannot pass a ${typeof value} to Lua`)
+  }
+}
+
+// §1.4: a table is JSON-encoded and decoded into {status, message}; every other field is dropped.
+function readResult(L: LuaState): ArgoHealth {
+  const type = lua.lua_type(L, -1)
+  if (type === lua.LUA_TNIL) return {}
+  if (type !== lua.LUA_TTABLE) {
+    const typeName = to_jsstring(lua.lua_typename(L, type))
+    return { status: 'Unknown', message: `expect table output from Lua script, not ${typeName}` }
+  }
+  // An empty table encodes as [] and Argo CD treats it as an empty status.
+  // guess: a table with only array elements decodes the same way.
+  if (!hasStringKey(L)) return {}
+
+  const status = readStringField(L, 'status')
+  const message = readStringField(L, 'message')
+  if (status.error || message.error) {
+    // guess: Go's json.Unmarshal fails on a non-string status or message; the controller then
+    // shows Unknown with the decoding error.
+    return { status: 'Unknown', message: status.error ?? message.error }
+  }
+  const isValid = (ARGO_HEALTH_STATUSES as readonly string[]).includes(status.value ?? '')
+  if (!isValid) return { status: 'Unknown', message: INVALID_HEALTH_STATUS }
+  const health: ArgoHealth = { status: status.value }
+  if (message.value !== undefined) health.message = message.value
+  return health
+}
+
+function hasStringKey(L: LuaState): boolean {
+  lua.lua_pushnil(L)
+  while (lua.lua_next(L, -2) !== 0) {
+    const keyIsString = lua.lua_type(L, -2) === lua.LUA_TSTRING
+    lua.lua_pop(L, 1)
+    if (keyIsString) {
+      lua.lua_pop(L, 1)
+      return true
+    }
+  }
+  return false
+}
+
+function readStringField(L: LuaState, name: string): { value?: string; error?: string } {
+  const type = lua.lua_getfield(L, -1, name)
+  try {
+    if (type === lua.LUA_TNIL) return {}
+    if (type !== lua.LUA_TSTRING) {
+      const typeName = to_jsstring(lua.lua_typename(L, type))
+      return { error: `cannot decode ${typeName} into the health field ${name}` }
+    }
+    return { value: luaString(L, -1) }
+  } finally {
+    lua.lua_pop(L, 1)
+  }
+}
+
+function errorText(L: LuaState): string {
+  return luaString(L, -1) || 'unknown Lua error'
+}
+
+function luaString(L: LuaState, idx: number): string {
+  const bytes = lua.lua_tostring(L, idx)
+  return bytes === null ? '' : to_jsstring(bytes)
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

@@ -1,0 +1,121 @@
+// Evaluates a Flux healthCheckExprs entry the way kustomize-controller does, with
+// @marcbachmann/cel-js standing in for cel-go.
+// Facts: shared/reference/health-rules.md §2.2 (variables), §2.3 (evaluation order), §4.3.
+import { Environment } from '@marcbachmann/cel-js'
+import type { ParseResult } from '@marcbachmann/cel-js'
+import { parse as parseYaml } from 'yaml'
+
+/** kstatus results that a CEL health check can give. */
+export type FluxStatus = 'InProgress' | 'Failed' | 'Current' | 'Unknown'
+
+/** Which step decided, as health-rules.md §3 notes it next to each Flux result. */
+export type FluxDecidedBy = 'generation' | 'inProgress' | 'failed' | 'current' | 'nothing-true'
+
+export interface FluxHealth {
+  status: FluxStatus
+  decidedBy: FluxDecidedBy
+  /** Evaluation error text, kept for diagnostics only (never assert it: the engines differ). */
+  error?: string
+}
+
+export interface FluxHealthCheckEntry {
+  apiVersion: string
+  kind?: string
+  inProgress?: string
+  failed?: string
+  current: string
+}
+
+const EXPRESSION_ORDER = ['inProgress', 'failed', 'current'] as const
+
+// §4.1: the options that bring marcbachmann closest to Flux's parse-only, untyped environment.
+function fluxLikeEnvironment(): Environment {
+  return new Environment({
+    unlistedVariablesAreDyn: true,
+    enableOptionalTypes: true,
+    homogeneousAggregateLiterals: false
+  })
+}
+
+/** Reads the healthCheckExprs entries of a YAML file (a list, as in spec.healthCheckExprs). */
+export function readHealthCheckEntries(yamlText: string): FluxHealthCheckEntry[] {
+  const parsed: unknown = parseYaml(yamlText)
+  if (!Array.isArray(parsed)) throw new Error('expected a YAML list of healthCheckExprs entries')
+  return parsed.map((entry: unknown, index) => {
+    if (typeof entry !== 'object' || entry === null) throw new Error(`entry ${index} is not a map`)
+    const fields = entry as Record<string, unknown>
+    for (const key of ['apiVersion', 'current']) {
+      if (typeof fields[key] !== 'string') throw new Error(`entry ${index} lacks ${key}`)
+    }
+    return fields as unknown as FluxHealthCheckEntry
+  })
+}
+
+/**
+ * Parses the entry's expressions once (a parse error would stall the Kustomization, §2.2) and
+ * returns the evaluator of §2.3.
+ */
+export function compileFluxHealthCheck(entry: FluxHealthCheckEntry): (obj: unknown) => FluxHealth {
+  const environment = fluxLikeEnvironment()
+  const compiled = EXPRESSION_ORDER.flatMap((name) => {
+    const source = entry[name]
+    return source === undefined ? [] : [{ name, program: environment.parse(source) }]
+  })
+  return (obj) => evaluateFluxHealth(compiled, obj)
+}
+
+function evaluateFluxHealth(
+  compiled: { name: (typeof EXPRESSION_ORDER)[number]; program: ParseResult }[],
+  obj: unknown
+): FluxHealth {
+  if (typeof obj !== 'object' || obj === null) throw new Error('a Kubernetes object is required')
+  const fields = obj as Record<string, unknown>
+
+  // §2.3 step 1: the built-in generation check, only when both values are integers.
+  const observed = nested(fields, ['status', 'observedGeneration'])
+  const generation = nested(fields, ['metadata', 'generation'])
+  if (Number.isInteger(observed) && Number.isInteger(generation) && observed !== generation) {
+    return { status: 'InProgress', decidedBy: 'generation' }
+  }
+
+  // §2.2: the variables are the object's top-level fields, integers as CEL int.
+  const context = toCelValue(fields) as Record<string, unknown>
+  for (const { name, program } of compiled) {
+    let result: unknown
+    try {
+      result = program(context)
+    } catch (error) {
+      return { status: 'Unknown', decidedBy: name, error: String(error) }
+    }
+    if (typeof result !== 'boolean') {
+      return { status: 'Unknown', decidedBy: name, error: `${name} returned ${typeof result}` }
+    }
+    if (result) return { status: STATUS_OF[name], decidedBy: name }
+  }
+  return { status: 'InProgress', decidedBy: 'nothing-true' }
+}
+
+const STATUS_OF: Record<(typeof EXPRESSION_ORDER)[number], FluxStatus> = {
+  inProgress: 'InProgress',
+  failed: 'Failed',
+  current: 'Current'
+}
+
+function nested(value: unknown, path: string[]): unknown {
+  let current = value
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null) return undefined
+    current = (current as Record<string, unknown>)[key]
+  }
+  return current
+}
+
+// JSON integers arrive as int64 (CEL int); marcbachmann represents CEL int as BigInt (§4.3).
+function toCelValue(value: unknown): unknown {
+  if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value
+  if (Array.isArray(value)) return value.map(toCelValue)
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toCelValue(v)]))
+  }
+  return value
+}

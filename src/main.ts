@@ -57,7 +57,10 @@ class GateError extends Error {
   }
 }
 
-export async function run(signal: AbortSignal, env: Env = process.env): Promise<RunReport> {
+export async function run(
+  signal: AbortSignal = new AbortController().signal,
+  env: Env = process.env
+): Promise<RunReport> {
   const now = (): number => Date.now()
   const report = newReport(now())
   let current: StepName | null = null
@@ -68,7 +71,8 @@ export async function run(signal: AbortSignal, env: Env = process.env): Promise<
     const record = report.steps[name]
     record.startedAt = now()
     try {
-      const result = await body()
+      // A cancel must not wait for an adapter that cannot be interrupted (e.g. a rate-limit sleep).
+      const result = await untilAborted(body(), signal)
       if (record.result === 'not run') record.result = 'succeeded'
       return result
     } finally {
@@ -433,6 +437,28 @@ function fillFromSettings(report: RunReport, settings: Settings): void {
       `Version ${settings.version}, derived from the ${settings.versionSource} ${settings.versionRaw !== settings.version ? `"${settings.versionRaw}"` : ''}`.trim()
     )
   }
+}
+
+/** Settles with the promise, or rejects at once when the run is cancelled. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    promise.catch(() => {})
+    return Promise.reject(new CancelledError('cancelled'))
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new CancelledError('cancelled'))
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      }
+    )
+  })
 }
 
 function elapsed(report: RunReport, at: number): string {

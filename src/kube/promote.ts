@@ -1,0 +1,175 @@
+// The promote subresource of the coder-k8s aggregated API, and the active-version read used after a
+// 409 or 503 answer. Facts: coder-k8s-api.md §2.4 (request, answers, time budgets, retry rules),
+// §2.2 (CoderTemplate status.activeVersionID), §2.3 (versions list labels, status.active / status.id).
+import type { KubeConfig } from '@kubernetes/client-node'
+import { AGGREGATION_API_VERSION, PROMOTION_KIND } from '../api.js'
+import type { CoderTemplateVersionPromotion } from '../api.js'
+import {
+  KubeAbortError,
+  KubeTimeoutError,
+  KubeTransportError,
+  kubeRequest,
+  statusMessage
+} from './request.js'
+
+export interface PromoteOptions {
+  kc: KubeConfig
+  namespace: string
+  /** `<org>.<template>` (canonical names). */
+  template: string
+  versionID: string
+  dryRun: boolean
+  signal?: AbortSignal
+  /** Client timeout; default 30000 (§2.4 time budgets: above 15 s, at most 34 s; the E2E uses 30 s). */
+  timeoutMs?: number
+}
+
+export interface PromoteAnswer {
+  /** 0 on a transport error or the client timeout. */
+  httpStatus: number
+  body: unknown
+  /** Status.message, or the transport error text. */
+  message: string
+  /** The answer on 201. */
+  promotion?: CoderTemplateVersionPromotion
+}
+
+export const DEFAULT_PROMOTE_TIMEOUT_MS = 30000
+
+function templatesPath(namespace: string): string {
+  return `/apis/${AGGREGATION_API_VERSION}/namespaces/${encodeURIComponent(namespace)}/codertemplates`
+}
+
+/**
+ * POST the promotion. Never throws for an HTTP answer or a transport failure (the caller's pure table
+ * decides); throws only when the caller's signal aborts.
+ */
+export async function postPromotion(options: PromoteOptions): Promise<PromoteAnswer> {
+  const path = `${templatesPath(options.namespace)}/${encodeURIComponent(options.template)}/promote`
+  try {
+    const response = await kubeRequest(options.kc, {
+      method: 'POST',
+      path,
+      // §2.4: dry-run must be exactly `All`.
+      query: options.dryRun ? { dryRun: 'All' } : undefined,
+      // §2.4: the E2E and the unit tests send apiVersion and kind with the spec.
+      body: {
+        apiVersion: AGGREGATION_API_VERSION,
+        kind: PROMOTION_KIND,
+        spec: { versionID: options.versionID }
+      },
+      signal: options.signal,
+      timeoutMs: options.timeoutMs ?? DEFAULT_PROMOTE_TIMEOUT_MS
+    })
+    const answer: PromoteAnswer = {
+      httpStatus: response.status,
+      body: response.body,
+      message: response.status === 201 ? '' : statusMessage(response)
+    }
+    if (response.status === 201 && isPromotion(response.body)) answer.promotion = response.body
+    return answer
+  } catch (err) {
+    if (err instanceof KubeTimeoutError || err instanceof KubeTransportError) {
+      return { httpStatus: 0, body: undefined, message: err.message }
+    }
+    throw err
+  }
+}
+
+function isPromotion(body: unknown): body is CoderTemplateVersionPromotion {
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    typeof (body as { spec?: { versionID?: unknown } }).spec?.versionID === 'string'
+  )
+}
+
+export interface ReadActiveOptions {
+  kc: KubeConfig
+  namespace: string
+  /** `<org>.<template>`. */
+  template: string
+  signal?: AbortSignal
+  /** Per-request client timeout; default 30000 (§2.3: versions get/list are capped at 25 s). */
+  timeoutMs?: number
+}
+
+/**
+ * The template's active version ID: CoderTemplate `status.activeVersionID` (§2.2), or, when that GET
+ * is forbidden or fails, the versions list filtered by the template labels with `status.active`
+ * (§2.3, §2.4 retry rules). null: the template does not exist or no version is active.
+ */
+export async function readActiveVersionID(options: ReadActiveOptions): Promise<string | null> {
+  const timeoutMs = options.timeoutMs ?? 30000
+  const dot = options.template.indexOf('.')
+  if (dot <= 0 || dot === options.template.length - 1) {
+    throw new Error(`template "${options.template}" is not of the form <organization>.<template>`)
+  }
+  const organization = options.template.slice(0, dot)
+  const templateName = options.template.slice(dot + 1)
+
+  let firstFailure: string
+  try {
+    const response = await kubeRequest(options.kc, {
+      method: 'GET',
+      path: `${templatesPath(options.namespace)}/${encodeURIComponent(options.template)}`,
+      signal: options.signal,
+      timeoutMs
+    })
+    if (response.status === 200) {
+      const active = (response.body as { status?: { activeVersionID?: unknown } } | undefined)
+        ?.status?.activeVersionID
+      if (typeof active === 'string' && active !== '') return active
+      firstFailure = 'the CoderTemplate has no status.activeVersionID'
+    } else if (response.status === 404) {
+      return null
+    } else {
+      firstFailure = `GET codertemplates/${options.template} answered HTTP ${response.status}: ${statusMessage(response)}`
+    }
+  } catch (err) {
+    if (err instanceof KubeAbortError) throw err
+    firstFailure = err instanceof Error ? err.message : String(err)
+  }
+
+  let response
+  try {
+    response = await kubeRequest(options.kc, {
+      method: 'GET',
+      path: `/apis/${AGGREGATION_API_VERSION}/namespaces/${encodeURIComponent(options.namespace)}/codertemplateversions`,
+      query: {
+        labelSelector: `aggregation.coder.com/organization=${organization},aggregation.coder.com/template=${templateName}`
+      },
+      signal: options.signal,
+      timeoutMs
+    })
+  } catch (err) {
+    if (err instanceof KubeAbortError) throw err
+    throw new Error(
+      `cannot read the active version of ${options.template}: ${firstFailure}; listing codertemplateversions failed: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err }
+    )
+  }
+  if (response.status !== 200) {
+    throw new Error(
+      `cannot read the active version of ${options.template}: ${firstFailure}; listing codertemplateversions answered HTTP ${response.status}: ${statusMessage(response)}`
+    )
+  }
+  const items = (response.body as { items?: unknown } | undefined)?.items
+  if (!Array.isArray(items)) return null
+  for (const item of items as {
+    metadata?: { labels?: Record<string, string> }
+    status?: { active?: unknown; id?: unknown }
+  }[]) {
+    // The label selector already filters; check again in case a server ignores it.
+    const labels = item?.metadata?.labels
+    if (
+      labels &&
+      (labels['aggregation.coder.com/organization'] !== organization ||
+        labels['aggregation.coder.com/template'] !== templateName)
+    ) {
+      continue
+    }
+    if (item?.status?.active === true && typeof item.status.id === 'string') return item.status.id
+  }
+  return null
+}

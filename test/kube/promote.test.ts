@@ -1,0 +1,322 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { postPromotion, readActiveVersionID } from '../../src/kube/promote.js'
+import { isAbortError } from '../../src/kube/request.js'
+import {
+  kubeConfigFor,
+  sendJson,
+  sendStatus,
+  startKubeServer,
+  statusBody
+} from './helpers/kubeServer.js'
+import type { RecordedKubeRequest, ScriptedKubeServer } from './helpers/kubeServer.js'
+
+const NS = 'coder'
+const TEMPLATE = 'acme.docker'
+const PROMOTE_PATH = `/apis/aggregation.coder.com/v1alpha1/namespaces/${NS}/codertemplates/${TEMPLATE}/promote`
+const TEMPLATE_PATH = `/apis/aggregation.coder.com/v1alpha1/namespaces/${NS}/codertemplates/${TEMPLATE}`
+const VERSIONS_PATH = `/apis/aggregation.coder.com/v1alpha1/namespaces/${NS}/codertemplateversions`
+const OLD = 'aaaaaaaa-0000-4000-8000-000000000001'
+
+// Each scripted case is selected by the versionID the client sends (the last hex digits).
+const uuid = (n: number): string => `11111111-2222-4333-8444-${String(n).padStart(12, '0')}`
+
+function promotion(versionID: string, result: string, previous: string, active: string): unknown {
+  return {
+    apiVersion: 'aggregation.coder.com/v1alpha1',
+    kind: 'CoderTemplateVersionPromotion',
+    metadata: { name: TEMPLATE, namespace: NS },
+    spec: { versionID },
+    status: { result, previousActiveVersionID: previous, activeVersionID: active }
+  }
+}
+
+// coder-k8s-api.md §2.4: the documented answers, with their exact messages.
+const cases: { n: number; status: number; body: (id: string) => unknown; message: string }[] = [
+  { n: 201, status: 201, body: (id) => promotion(id, 'Promoted', OLD, id), message: '' },
+  { n: 202, status: 201, body: (id) => promotion(id, 'AlreadyActive', id, id), message: '' },
+  { n: 203, status: 201, body: (id) => promotion(id, 'WouldPromote', OLD, OLD), message: '' },
+  {
+    n: 400,
+    status: 400,
+    body: () =>
+      statusBody(400, 'BadRequest', `spec.versionID is not a version of template "${TEMPLATE}"`),
+    message: `spec.versionID is not a version of template "${TEMPLATE}"`
+  },
+  {
+    n: 403,
+    status: 403,
+    body: () =>
+      statusBody(
+        403,
+        'Forbidden',
+        `codertemplates.aggregation.coder.com "${TEMPLATE}" is forbidden: User "ci" cannot create resource "codertemplates/promote"`
+      ),
+    message: `codertemplates.aggregation.coder.com "${TEMPLATE}" is forbidden: User "ci" cannot create resource "codertemplates/promote"`
+  },
+  {
+    n: 404,
+    status: 404,
+    body: () =>
+      statusBody(404, 'NotFound', `codertemplates.aggregation.coder.com "${TEMPLATE}" not found`),
+    message: `codertemplates.aggregation.coder.com "${TEMPLATE}" not found`
+  },
+  {
+    n: 409,
+    status: 409,
+    body: (id) =>
+      statusBody(
+        409,
+        'Conflict',
+        `the promotion of version ${id} was superseded by a concurrent change: version ${OLD} is active; re-read before retrying`
+      ),
+    message: 'was superseded by a concurrent change'
+  },
+  {
+    n: 422,
+    status: 422,
+    body: () => ({
+      ...statusBody(
+        422,
+        'Invalid',
+        'spec.versionID: Invalid value: must be the Coder ID (a UUID) of a template version'
+      ),
+      details: {
+        causes: [
+          {
+            field: 'spec.versionID',
+            message: 'must be the Coder ID (a UUID) of a template version'
+          }
+        ]
+      }
+    }),
+    message: 'must be the Coder ID (a UUID) of a template version'
+  },
+  {
+    n: 429,
+    status: 429,
+    body: () =>
+      statusBody(429, 'TooManyRequests', 'Coder rate-limited the activation; nothing was changed'),
+    message: 'Coder rate-limited the activation; nothing was changed'
+  },
+  {
+    n: 503,
+    status: 503,
+    body: (id) =>
+      statusBody(
+        503,
+        'ServiceUnavailable',
+        `could not confirm the promotion of version ${id} on template "${TEMPLATE}"; it may or may not have been applied: re-read the template before retrying`
+      ),
+    message: 'could not confirm the promotion'
+  },
+  {
+    n: 504,
+    status: 504,
+    body: (id) =>
+      statusBody(
+        504,
+        'Timeout',
+        `the promotion of version ${id} on template "${TEMPLATE}" was not attempted: too little of the request time was left after the lookups; nothing was sent to Coder, so it is safe to try again`
+      ),
+    message: 'was not attempted'
+  }
+]
+const HANG = 999
+
+let server: ScriptedKubeServer
+let templateAnswer: { status: number; body: unknown } = { status: 200, body: {} }
+let versionsAnswer: { status: number; body: unknown } = { status: 200, body: { items: [] } }
+
+beforeAll(async () => {
+  server = await startKubeServer(({ res, recorded }) => {
+    if (recorded.method === 'POST' && recorded.path === PROMOTE_PATH) {
+      const id = (JSON.parse(recorded.body) as { spec: { versionID: string } }).spec.versionID
+      const n = Number(id.slice(-12))
+      if (n === HANG) return // never answers: the client's timeout must end it
+      const scripted = cases.find((c) => c.n === n)
+      if (!scripted) return sendStatus(res, 500, 'InternalError', 'unscripted')
+      return sendJson(res, scripted.status, scripted.body(id))
+    }
+    if (recorded.method === 'GET' && recorded.path === TEMPLATE_PATH) {
+      return sendJson(res, templateAnswer.status, templateAnswer.body)
+    }
+    if (recorded.method === 'GET' && recorded.path === VERSIONS_PATH) {
+      return sendJson(res, versionsAnswer.status, versionsAnswer.body)
+    }
+    sendStatus(res, 404, 'NotFound', 'the server could not find the requested resource')
+  })
+})
+afterAll(() => server.close())
+
+function lastPromote(): RecordedKubeRequest {
+  const all = server.requestsTo('POST', PROMOTE_PATH)
+  const last = all[all.length - 1]
+  if (!last) throw new Error('no promote request')
+  return last
+}
+
+describe('postPromotion', () => {
+  for (const c of cases) {
+    it(`returns HTTP ${c.status} (${c.n}) with its message and sends the exact request`, async () => {
+      const versionID = uuid(c.n)
+      const answer = await postPromotion({
+        kc: kubeConfigFor(server),
+        namespace: NS,
+        template: TEMPLATE,
+        versionID,
+        dryRun: c.n === 203
+      })
+      expect(answer.httpStatus).toBe(c.status)
+      expect(answer.message).toContain(c.message)
+      expect(answer.body).toEqual(JSON.parse(JSON.stringify(c.body(versionID))))
+      if (c.status === 201) {
+        expect(answer.promotion?.spec.versionID).toBe(versionID)
+        expect(answer.promotion?.status?.result).toBe(
+          { 201: 'Promoted', 202: 'AlreadyActive', 203: 'WouldPromote' }[c.n]
+        )
+      } else {
+        expect(answer.promotion).toBeUndefined()
+      }
+
+      const request = lastPromote()
+      expect(request.authorized).toBe(true)
+      expect(request.headers['content-type']).toBe('application/json')
+      expect(JSON.parse(request.body)).toEqual({
+        apiVersion: 'aggregation.coder.com/v1alpha1',
+        kind: 'CoderTemplateVersionPromotion',
+        spec: { versionID }
+      })
+      expect([...request.query.entries()]).toEqual(c.n === 203 ? [['dryRun', 'All']] : [])
+    })
+  }
+
+  it('returns httpStatus 0 when the server does not answer within the client timeout', async () => {
+    const answer = await postPromotion({
+      kc: kubeConfigFor(server),
+      namespace: NS,
+      template: TEMPLATE,
+      versionID: uuid(HANG),
+      dryRun: false,
+      timeoutMs: 150
+    })
+    expect(answer.httpStatus).toBe(0)
+    expect(answer.message).toBe(
+      `the Kubernetes API server at ${server.url} did not answer within 150 ms`
+    )
+  })
+
+  it('returns httpStatus 0 with the transport error on a refused connection', async () => {
+    const dead = await startKubeServer(() => undefined)
+    const { url, token } = dead
+    await dead.close()
+    const answer = await postPromotion({
+      kc: kubeConfigFor({ url, token }),
+      namespace: NS,
+      template: TEMPLATE,
+      versionID: uuid(201),
+      dryRun: false
+    })
+    expect(answer.httpStatus).toBe(0)
+    expect(answer.message).toContain(`cannot reach the Kubernetes API server at ${url}`)
+    expect(answer.message).not.toContain(token)
+  })
+
+  it('throws an abort error when the caller aborts a pending promotion', async () => {
+    const controller = new AbortController()
+    const pending = postPromotion({
+      kc: kubeConfigFor(server),
+      namespace: NS,
+      template: TEMPLATE,
+      versionID: uuid(HANG),
+      dryRun: false,
+      signal: controller.signal,
+      timeoutMs: 20000
+    })
+    const before = server.requestsTo('POST', PROMOTE_PATH).length
+    // abort once the request reached the server
+    while (server.requestsTo('POST', PROMOTE_PATH).length === before) {
+      await new Promise((r) => setTimeout(r, 5))
+    }
+    controller.abort()
+    const error = await pending.catch((e: unknown) => e)
+    expect(isAbortError(error)).toBe(true)
+  })
+})
+
+describe('readActiveVersionID', () => {
+  const read = (): Promise<string | null> =>
+    readActiveVersionID({ kc: kubeConfigFor(server), namespace: NS, template: TEMPLATE })
+  const version = (id: string, active: boolean, template = 'docker'): unknown => ({
+    apiVersion: 'aggregation.coder.com/v1alpha1',
+    kind: 'CoderTemplateVersion',
+    metadata: {
+      name: `acme.${template}.v-${id.slice(-4)}`,
+      labels: {
+        'aggregation.coder.com/organization': 'acme',
+        'aggregation.coder.com/template': template
+      }
+    },
+    status: { id, active, archived: false }
+  })
+
+  it('reads status.activeVersionID of the CoderTemplate', async () => {
+    templateAnswer = {
+      status: 200,
+      body: { kind: 'CoderTemplate', status: { activeVersionID: OLD } }
+    }
+    const before = server.requests.length
+    expect(await read()).toBe(OLD)
+    expect(server.requests.slice(before).map((r) => r.path)).toEqual([TEMPLATE_PATH])
+  })
+
+  it('falls back to the versions list with the template labels when the GET is forbidden', async () => {
+    templateAnswer = {
+      status: 403,
+      body: statusBody(403, 'Forbidden', 'cannot get codertemplates')
+    }
+    versionsAnswer = {
+      status: 200,
+      body: {
+        kind: 'CoderTemplateVersionList',
+        items: [version(uuid(1), false), version(uuid(9), true, 'other'), version(uuid(2), true)]
+      }
+    }
+    const before = server.requests.length
+    expect(await read()).toBe(uuid(2))
+    const list = server.requests.slice(before).find((r) => r.path === VERSIONS_PATH)
+    expect(list?.query.get('labelSelector')).toBe(
+      'aggregation.coder.com/organization=acme,aggregation.coder.com/template=docker'
+    )
+  })
+
+  it('returns null when no listed version is active', async () => {
+    templateAnswer = { status: 500, body: statusBody(500, 'InternalError', 'boom') }
+    versionsAnswer = { status: 200, body: { items: [version(uuid(1), false)] } }
+    expect(await read()).toBeNull()
+  })
+
+  it('returns null when the template does not exist', async () => {
+    templateAnswer = { status: 404, body: statusBody(404, 'NotFound', 'not found') }
+    expect(await read()).toBeNull()
+  })
+
+  it('throws with both failures when the GET and the list fail', async () => {
+    templateAnswer = {
+      status: 403,
+      body: statusBody(403, 'Forbidden', 'cannot get codertemplates')
+    }
+    versionsAnswer = {
+      status: 403,
+      body: statusBody(403, 'Forbidden', 'cannot list codertemplateversions')
+    }
+    await expect(read()).rejects.toThrow(
+      /answered HTTP 403: cannot get codertemplates; listing codertemplateversions answered HTTP 403: cannot list codertemplateversions/
+    )
+  })
+
+  it('rejects a template name without an organization', async () => {
+    await expect(
+      readActiveVersionID({ kc: kubeConfigFor(server), namespace: NS, template: 'docker' })
+    ).rejects.toThrow('not of the form <organization>.<template>')
+  })
+})

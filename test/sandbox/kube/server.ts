@@ -87,6 +87,8 @@ export interface KubeSandbox {
   events: EventEmitter
   firstPromoteAt: number | null
   kubeconfig(options?: { context?: string; namespace?: string }): string
+  /** Fault: destroys the connection of every open watch mid-stream; returns how many. */
+  dropWatches(): number
   close(): Promise<void>
 }
 
@@ -813,6 +815,11 @@ export async function startKubeSandbox(options: KubeSandboxOptions): Promise<Kub
         ],
         'current-context': context
       })
+    },
+    dropWatches() {
+      const streams = [...openStreams]
+      for (const stream of streams) stream.socket?.destroy()
+      return streams.length
     },
     async close() {
       controller?.stop()

@@ -1,0 +1,405 @@
+// End to end: the committed bundle, `node dist/index.js`, run the way the GitHub runner runs it,
+// against the sandbox world. Each test asserts the exit code, the outputs, the summary and what
+// the world saw — and that no secret shows anywhere.
+import { existsSync } from 'node:fs'
+import { afterEach, describe, expect, it } from '@jest/globals'
+import YAML from 'yaml'
+import { BUNDLE, type ActionRun } from '../sandbox/action-runner.js'
+import {
+  GITOPS_PATH,
+  GITOPS_REPO,
+  NAMESPACE,
+  OWNER,
+  startWorld,
+  type World,
+  type WorldOptions
+} from '../sandbox/world.js'
+
+if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run package`)
+
+let world: World | null = null
+afterEach(async () => {
+  await world?.close()
+  world = null
+})
+
+async function newWorld(options: WorldOptions = {}): Promise<World> {
+  world = await startWorld(options)
+  return world
+}
+
+function expectNoSecrets(w: World, run: ActionRun): void {
+  for (const secret of w.secrets()) expect(run.everything).not.toContain(secret)
+}
+
+function promoteRequests(w: World): number {
+  return w.kube.requests.filter((r) => r.method === 'POST' && r.path.includes('/promote')).length
+}
+
+function activeVersionName(w: World, template = 'docker'): string | undefined {
+  const found = w.coder.backend.findTemplate(OWNER, template)
+  return found ? w.coder.backend.findVersionById(found.activeVersionId)?.name : undefined
+}
+
+function manifestInGit(w: World, testName: string): Record<string, unknown> | null {
+  const text = w.github.readFile(OWNER, GITOPS_REPO, 'main', `${GITOPS_PATH}/${testName}.yaml`)
+  return text === null ? null : YAML.parse(text)
+}
+
+describe('the gate, end to end', () => {
+  it('pushes, commits, waits, verifies and promotes exactly the tested version', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const previous = w.coder.backend.findTemplate(OWNER, 'docker')!.activeVersionId
+    const run = await w.run()
+    expect(run.stderr).toBe('')
+    expect(run.exitCode).toBe(0)
+    const pushed = w.coder.backend.findVersionByName(OWNER, 'docker', 'v1.0.0')!
+    expect(run.outputs).toEqual({
+      'version-name': 'v1.0.0',
+      'version-id': pushed.id,
+      'test-name': 'docker-v1-0-0',
+      'manifest-path': `${GITOPS_PATH}/docker-v1-0-0.yaml`,
+      'commit-sha': w.github.commits(OWNER, GITOPS_REPO, 'main').at(-1)!.sha,
+      phase: 'Succeeded',
+      reason: 'Succeeded',
+      message: expect.stringContaining(
+        'was ready, and the workspace is deleted'
+      ) as unknown as string,
+      'promotion-result': 'Promoted',
+      'previous-active-version-id': previous,
+      'active-version-id': pushed.id
+    })
+    expect(activeVersionName(w)).toBe('v1.0.0')
+    expect(manifestInGit(w, 'docker-v1-0-0')).toMatchObject({
+      spec: {
+        template: 'acme.docker',
+        version: { name: 'v1.0.0' },
+        timeoutSeconds: 900,
+        controlPlaneRef: { name: 'coder' }
+      }
+    })
+    const promote = w.kube.requests.filter((r) => r.path.includes('/promote'))
+    expect(promote).toHaveLength(1)
+    expect(promote[0]!.path).toBe(
+      `/apis/aggregation.coder.com/v1alpha1/namespaces/${NAMESPACE}/codertemplates/acme.docker/promote`
+    )
+    expect(JSON.parse(promote[0]!.body!)).toMatchObject({ spec: { versionID: pushed.id } })
+    expect(run.summary).toContain('✅ docker v1.0.0 passed its test and was promoted')
+    expect(run.summary).toContain('Timeline of the test')
+    expect(run.stdout).toContain('::notice')
+    expectNoSecrets(w, run)
+  })
+
+  it('fails on a failed test, with reason, message and advice, and promotes nothing', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    w.kube.controller!.script('docker-v1-0-0', {
+      failAt: {
+        step: 'WaitingForAgents',
+        reason: 'AgentStartError',
+        message: 'The startup script exited 1.'
+      }
+    })
+    const run = await w.run()
+    expect(run.exitCode).toBe(1)
+    expect(run.outputs).toMatchObject({
+      phase: 'Failed',
+      reason: 'AgentStartError',
+      'promotion-result': ''
+    })
+    expect(run.stdout).toContain('::error')
+    expect(run.summary).toContain('AgentStartError')
+    expect(run.summary).toContain('startup script failed')
+    expect(promoteRequests(w)).toBe(0)
+    expect(activeVersionName(w)).toBe('v0.9.0')
+    expectNoSecrets(w, run)
+  })
+
+  it('refuses a squatted test name with another spec', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    // Someone created our test name first, with a parameter of their own.
+    w.kube.store.create(NAMESPACE, {
+      apiVersion: 'coder.com/v1alpha1',
+      kind: 'CoderTemplateTest',
+      metadata: { name: 'docker-v1-0-0', namespace: NAMESPACE },
+      spec: {
+        controlPlaneRef: { name: 'coder' },
+        template: 'acme.docker',
+        version: { name: 'v1.0.0' },
+        parameters: [{ name: 'image', value: 'evil' }]
+      }
+    })
+    const run = await w.run()
+    expect(run.exitCode).toBe(1)
+    expect(run.summary).toContain('spec.parameters[image]: committed nothing')
+    expect(run.stdout).toContain('does not prove version v1.0.0')
+    expect(promoteRequests(w)).toBe(0)
+    expect(activeVersionName(w)).toBe('v0.9.0')
+    expectNoSecrets(w, run)
+  })
+
+  it('refuses a test whose status names another version ID', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const other = w.coder.backend.findTemplate(OWNER, 'docker')!.activeVersionId
+    w.kube.controller!.script('docker-v1-0-0', { overrideVersionID: other })
+    const run = await w.run()
+    expect(run.exitCode).toBe(1)
+    expect(run.summary).toContain('status.templateVersionID')
+    expect(promoteRequests(w)).toBe(0)
+    expectNoSecrets(w, run)
+  })
+
+  it('waits while the status is of an older generation', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    let finalAt = 0
+    w.kube.controller!.script('docker-v1-0-0', {
+      staleGeneration: { mode: 'old-observed-generation', forMs: 1500 },
+      onFinal: (info) => (finalAt = info.at)
+    })
+    const run = await w.run()
+    expect(run.exitCode).toBe(0)
+    expect(run.outputs['promotion-result']).toBe('Promoted')
+    // The stale Succeeded was written first; the promotion waited for the fresh write.
+    expect(w.kube.firstPromoteAt! - finalAt).toBeGreaterThanOrEqual(1500)
+    expectNoSecrets(w, run)
+  })
+
+  it('waits through a controller that is down for a while', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    w.kube.controller!.script('docker-v1-0-0', { downForMs: 1500 })
+    const run = await w.run()
+    expect(run.exitCode).toBe(0)
+    expect(run.stdout).toContain('waiting for the controller to write the first status')
+    expectNoSecrets(w, run)
+  })
+
+  it('re-reads and re-watches when watch streams drop', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    w.kube.controller!.script('docker-v1-0-0', { stepDelayMs: 300 })
+    let dropped = 0
+    const timer = setInterval(() => (dropped += w.kube.dropWatches()), 400)
+    const run = await w.run().finally(() => clearInterval(timer))
+    expect(dropped).toBeGreaterThan(0)
+    expect(run.exitCode).toBe(0)
+    expect(run.outputs['promotion-result']).toBe('Promoted')
+    const watches = w.kube.requests.filter((r) => r.path.includes('watch=')).length
+    expect(watches).toBeGreaterThan(1)
+    expectNoSecrets(w, run)
+  })
+
+  it('tests without promoting with promote: false', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const previous = w.coder.backend.findTemplate(OWNER, 'docker')!.activeVersionId
+    const run = await w.run(
+      { promote: 'false' },
+      {
+        eventName: 'pull_request',
+        ref: 'refs/pull/7/merge',
+        payload: {
+          number: 7,
+          pull_request: {
+            number: 7,
+            title: 'Try Go',
+            head: { sha: 'abcdef1234567890abcdef1234567890abcdef12' }
+          }
+        }
+      }
+    )
+    expect(run.exitCode).toBe(0)
+    expect(run.outputs).toMatchObject({
+      'version-name': 'pr-7-abcdef1',
+      'promotion-result': 'Skipped',
+      'active-version-id': previous,
+      'previous-active-version-id': previous
+    })
+    expect(promoteRequests(w)).toBe(0)
+    expect(activeVersionName(w)).toBe('v0.9.0')
+    expect(run.summary).toContain('promotion skipped')
+    expectNoSecrets(w, run)
+  })
+
+  it('previews with promote: dry-run and changes nothing', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const run = await w.run({ promote: 'dry-run' })
+    expect(run.exitCode).toBe(0)
+    expect(run.outputs['promotion-result']).toBe('WouldPromote')
+    expect(w.kube.requests.find((r) => r.path.includes('/promote'))!.path).toContain('dryRun=All')
+    expect(activeVersionName(w)).toBe('v0.9.0')
+    expectNoSecrets(w, run)
+  })
+
+  it('gives the same end state on a re-run: no new version, commit, test or promotion', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const first = await w.run()
+    expect(first.exitCode).toBe(0)
+    const versions = w.coder.backend.listVersions(OWNER, 'docker').length
+    const commits = w.github.commits(OWNER, GITOPS_REPO, 'main').length
+    const tests = w.kube.store.list(NAMESPACE).length
+    const second = await w.run()
+    expect(second.exitCode).toBe(0)
+    expect(second.outputs['commit-sha']).toBe('')
+    expect(second.outputs['promotion-result']).toBe('AlreadyActive')
+    expect(second.outputs['version-id']).toBe(first.outputs['version-id'])
+    expect(w.coder.backend.listVersions(OWNER, 'docker')).toHaveLength(versions)
+    expect(w.github.commits(OWNER, GITOPS_REPO, 'main')).toHaveLength(commits)
+    expect(w.kube.store.list(NAMESPACE)).toHaveLength(tests)
+    expect(activeVersionName(w)).toBe('v1.0.0')
+    expectNoSecrets(w, second)
+  })
+
+  it('retries the commit after a concurrent writer moved the branch', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    w.github.injectConflicts(2, 409)
+    const run = await w.run()
+    expect(run.exitCode).toBe(0)
+    expect(manifestInGit(w, 'docker-v1-0-0')).not.toBeNull()
+    expectNoSecrets(w, run)
+  })
+
+  it('fails when Git holds a different manifest under the test name, and leaves it unchanged', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const first = await w.run({ version: 'V2.0_rc1' })
+    expect(first.exitCode).toBe(0)
+    const before = w.github.readFile(
+      OWNER,
+      GITOPS_REPO,
+      'main',
+      `${GITOPS_PATH}/docker-v2-0-rc1.yaml`
+    )
+    // v2-0-rc1 maps to the same test name as V2.0_rc1.
+    const run = await w.run({ version: 'v2-0-rc1' })
+    expect(run.exitCode).toBe(1)
+    expect(run.stdout).toContain('already exists on branch main')
+    expect(run.stdout).toContain('spec is immutable')
+    expect(
+      w.github.readFile(OWNER, GITOPS_REPO, 'main', `${GITOPS_PATH}/docker-v2-0-rc1.yaml`)
+    ).toBe(before)
+    expect(activeVersionName(w)).toBe('V2.0_rc1')
+    expectNoSecrets(w, run)
+  })
+
+  it('times out with the last phase when the controller never finishes', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    w.kube.controller!.script('docker-v1-0-0', { downForMs: 60_000 })
+    const run = await w.run({ 'wait-timeout-seconds': '2' })
+    expect(run.exitCode).toBe(1)
+    expect(run.summary).toContain('timed out')
+    expect(run.stdout).toContain('was not final within 2 s')
+    expect(promoteRequests(w)).toBe(0)
+    expectNoSecrets(w, run)
+  })
+
+  it('times out when GitOps never creates the test', async () => {
+    const w = await newWorld({ noSync: true })
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const run = await w.run({ 'sync-timeout-seconds': '2' })
+    expect(run.exitCode).toBe(1)
+    expect(run.stdout).toContain('did not appear in the cluster within 2 s')
+    expect(run.stdout).toContain('does not exist yet')
+    expectNoSecrets(w, run)
+  })
+
+  it('stops promptly on SIGINT while waiting, writes the summary and promotes nothing', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    w.kube.controller!.script('docker-v1-0-0', { downForMs: 60_000 })
+    let sentAt = 0
+    const run = await w.run(
+      {},
+      {},
+      {
+        onStdout: (text, child) => {
+          if (!sentAt && text.includes('waiting for the controller')) {
+            sentAt = Date.now()
+            child.kill('SIGINT')
+          }
+        }
+      }
+    )
+    expect(sentAt).toBeGreaterThan(0)
+    expect(run.exitCode).not.toBe(0)
+    expect(run.signal).toBeNull()
+    expect(run.summary).toContain('cancelled; nothing was promoted')
+    expect(promoteRequests(w)).toBe(0)
+    expectNoSecrets(w, run)
+  })
+
+  it('downloads the deployment CLI once and takes it from the tool cache after', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const toolCache = (await import('node:fs')).mkdtempSync(
+      `${(await import('node:os')).tmpdir()}/gate-tools-`
+    )
+    const first = await w.run({ 'coder-cli': '' }, { toolCache })
+    expect(first.exitCode).toBe(0)
+    const second = await w.run({ 'coder-cli': '', version: 'v1.0.1' }, { toolCache })
+    expect(second.exitCode).toBe(0)
+    expect(w.coder.requests.filter((r) => r.path.startsWith('/bin/coder-')).length).toBe(1)
+    expectNoSecrets(w, second)
+  })
+})
+
+describe('promotion answers, end to end', () => {
+  async function promoteWith(faults: unknown[]) {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    w.kube.faults.promote.push(...(faults as never[]))
+    const run = await w.run()
+    expectNoSecrets(w, run)
+    return { w, run }
+  }
+
+  it.each([
+    ['429, then success', [{ kind: 'status', code: 429 }], 2],
+    ['504 not attempted, then success', [{ kind: '504-not-attempted' }], 2],
+    ['kube-apiserver 503, then success', [{ kind: 'apiserver-unavailable' }], 2],
+    [
+      'an unclear activation that did apply',
+      [{ kind: 'activation-unclear', activeAfter: 'requested' }],
+      1
+    ],
+    [
+      '503 could not confirm with the previous version still active',
+      [{ kind: 'activation-unclear', activeAfter: 'previous' }],
+      2
+    ]
+  ])('promotes after %s', async (_, faults, requests) => {
+    const { w, run } = await promoteWith(faults)
+    expect(run.exitCode).toBe(0)
+    expect(run.outputs['promotion-result']).toBe('Promoted')
+    expect(activeVersionName(w)).toBe('v1.0.0')
+    expect(promoteRequests(w)).toBe(requests)
+  })
+
+  it.each([
+    [
+      'a third version after an unclear activation (409)',
+      [{ kind: 'activation-unclear', activeAfter: 'third' }],
+      'Another writer activated version'
+    ],
+    [
+      'a third version right after ours (409 superseded)',
+      [{ kind: 'superseded-after-success' }],
+      'Another writer activated version'
+    ],
+    ['403 Forbidden', [{ kind: 'forbidden' }], 'codertemplates/promote']
+  ])('fails on %s without overwriting anything', async (_, faults, text) => {
+    const { w, run } = await promoteWith(faults)
+    expect(run.exitCode).toBe(1)
+    expect(run.stdout).toContain(text)
+    expect(promoteRequests(w)).toBe(1)
+    expect(activeVersionName(w)).not.toBe('v1.0.0')
+  })
+})

@@ -348,6 +348,7 @@ function isHttpUrl(text: string): boolean {
 /** git check-ref-format, the parts that matter for a branch name. */
 function isGitBranchName(name: string): boolean {
   return (
+    // eslint-disable-next-line no-control-regex -- git refuses control characters in ref names
     !/[\s~^:?*[\\\x00-\x1f\x7f]/.test(name) &&
     !name.includes('..') &&
     !name.includes('@{') &&

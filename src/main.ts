@@ -87,24 +87,31 @@ export async function run(
       const value = core.getInput(name)
       if (value) core.setSecret(value)
     }
+    // The kubeconfig's credentials too, before any other input is even looked at.
+    let kubeConfig: KubeConfig | null = null
+    let kubeError = ''
+    try {
+      kubeConfig = loadKubeConfig({
+        kubeconfig: core.getInput('kubeconfig'),
+        context: core.getInput('kube-context'),
+        mask: (secret) => core.setSecret(secret)
+      }).kc
+    } catch (error) {
+      const message = messageOf(error)
+      const input =
+        /^kube context/.test(message) || !core.getInput('kubeconfig').trim()
+          ? 'kube-context'
+          : 'kubeconfig'
+      kubeError = `Input "${input}" is invalid: ${message}.`
+    }
+
     const context = readRunContext(env)
     const parsed = parseInputs((name) => core.getInput(name), context, isDirectory)
-    let kubeConfig: KubeConfig | null = null
-    const inputErrors = parsed.ok ? [] : parsed.errors.map((e) => e.message)
-    if (parsed.ok) {
-      try {
-        const loaded = loadKubeConfig({
-          kubeconfig: parsed.settings.kubeconfig,
-          context: parsed.settings.kubeContext
-        })
-        loaded.secrets.forEach((secret) => core.setSecret(secret))
-        kubeConfig = loaded.kc
-      } catch (error) {
-        const input = parsed.settings.kubeconfig.trim() ? 'kubeconfig' : 'kube-context'
-        inputErrors.push(`Input "${input}" is invalid: ${messageOf(error)}.`)
-      }
-    }
-    if (!parsed.ok || kubeConfig === null || inputErrors.length > 0) {
+    const inputErrors = [
+      ...(parsed.ok ? [] : parsed.errors.map((e) => e.message)),
+      ...(kubeError ? [kubeError] : [])
+    ]
+    if (!parsed.ok || kubeConfig === null) {
       report.outcome = 'invalid-input'
       report.inputErrors = inputErrors
       report.error = `${inputErrors.length} input${inputErrors.length === 1 ? ' is' : 's are'} invalid; nothing was pushed, committed or promoted.`
@@ -116,9 +123,8 @@ export async function run(
     fillFromSettings(report, settings)
 
     const coder = new CoderClient({ url: settings.coderUrl, token: settings.coderToken, signal })
-    const organization = await core.group(
-      'Resolve the organization and check the cluster',
-      async () => {
+    const organization = await untilAborted(
+      core.group('Resolve the organization and check the cluster', async () => {
         const org = await coder.organization(settings.organization)
         core.info(
           `Organization: ${org.name}${settings.organization ? '' : ' (the default organization)'}`
@@ -129,7 +135,8 @@ export async function run(
             (settings.promote !== 'skip' ? ' and the promote subresource.' : '.')
         )
         return org.name
-      }
+      }),
+      signal
     )
     report.organization = organization
 
@@ -161,6 +168,9 @@ export async function run(
       return outcome
     })
     report.versionId = pushed.versionId
+    // The name Coder holds: old CLIs ignored --name when they created a template (coder-cli.md §1.5).
+    const versionName = pushed.versionName
+    report.versionName = versionName
     report.previousActiveVersionId = pushed.activeVersionIdBeforePush ?? ''
 
     // 2. Commit the test manifest to the GitOps repository.
@@ -170,7 +180,7 @@ export async function run(
       controlPlane: settings.controlPlane,
       organization,
       template: pushed.templateName ?? settings.template,
-      version: settings.version,
+      version: versionName,
       parameters: settings.testParameters,
       timeoutSeconds: settings.testTimeoutSeconds
     })
@@ -188,7 +198,7 @@ export async function run(
         branch: settings.gitops.branch,
         path: manifestPath,
         content: renderManifest(manifest),
-        message: `Test ${organization}.${settings.template} version ${settings.version}\n\nCoderTemplateTest ${settings.namespace}/${settings.testName}, written by coder-template-gate.\nRun: ${settings.runUrl}`,
+        message: `Test ${organization}.${settings.template} version ${versionName}\n\nCoderTemplateTest ${settings.namespace}/${settings.testName}, written by coder-template-gate.\nRun: ${settings.runUrl}`,
         isSame: (existing) => sameTest(parseManifest(existing), manifest),
         signal
       })
@@ -207,14 +217,14 @@ export async function run(
     // 4. Judge the one object read: the verdict and the integrity come from the same object.
     const problems = integrityProblems(test, manifest.spec, {
       id: pushed.versionId,
-      name: settings.version
+      name: versionName
     })
     const verdict = verdictOf(test)
     if (problems.length > 0) {
       report.integrityProblems = problems
       report.steps.test.result = 'failed'
       throw new GateError(
-        `The test ${settings.namespace}/${settings.testName} in the cluster does not prove version ${settings.version} (${pushed.versionId}): ${problems.join('; ')}. ` +
+        `The test ${settings.namespace}/${settings.testName} in the cluster does not prove version ${versionName} (${pushed.versionId}): ${problems.join('; ')}. ` +
           'Another object may hold this name (created first with another spec, or a version that maps to the same test name): set test-name, or delete the foreign test. Nothing was promoted.'
       )
     }

@@ -11,6 +11,8 @@ export interface KubeConfigInput {
   kubeconfig: string
   /** Context name; '' = the kubeconfig's current-context. */
   context: string
+  /** Called with every secret as soon as the content is parsed, before any check can fail. */
+  mask?: (secret: string) => void
 }
 
 export interface LoadedKubeConfig {
@@ -35,6 +37,7 @@ export function loadKubeConfig(input: KubeConfigInput): LoadedKubeConfig {
     throw new Error(`cannot load ${source}: ${firstLine(err)}`)
   }
   const secrets = secretsOf(kc)
+  if (input.mask) secrets.forEach(input.mask)
 
   const names = kc.getContexts().map((c) => c.name)
   if (input.context !== '') {

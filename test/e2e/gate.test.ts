@@ -28,8 +28,17 @@ async function newWorld(options: WorldOptions = {}): Promise<World> {
   return world
 }
 
-function expectNoSecrets(w: World, run: ActionRun): void {
-  for (const secret of w.secrets()) expect(run.everything).not.toContain(secret)
+/** The runner consumes `::add-mask::` commands and never shows them; everything else counts. */
+function expectNoSecrets(w: World, run: ActionRun, requireMasks = true): void {
+  const masks = run.stdout.split('\n').filter((line) => line.startsWith('::add-mask::'))
+  const shown = run.everything
+    .split('\n')
+    .filter((line) => !line.startsWith('::add-mask::'))
+    .join('\n')
+  for (const secret of w.secrets()) {
+    expect(shown).not.toContain(secret)
+    if (requireMasks) expect(masks).toContain(`::add-mask::${secret}`)
+  }
 }
 
 function promoteRequests(w: World): number {
@@ -133,7 +142,7 @@ describe('the gate, end to end', () => {
     })
     const run = await w.run()
     expect(run.exitCode).toBe(1)
-    expect(run.summary).toContain('spec.parameters[image]: committed nothing')
+    expect(run.summary).toContain('spec.parameters: committed nothing, found')
     expect(run.stdout).toContain('does not prove version v1.0.0')
     expect(promoteRequests(w)).toBe(0)
     expect(activeVersionName(w)).toBe('v0.9.0')
@@ -351,10 +360,91 @@ describe('the gate, end to end', () => {
   })
 })
 
+describe('inputs and early failures, end to end', () => {
+  it.each<[string, Record<string, string>, string]>([
+    ['a reserved template name', { template: 'new' }, 'Input "template" "new" is invalid'],
+    ['an invalid version', { version: 'feature/x' }, 'Input "version" "feature/x" is invalid'],
+    ['a test timeout out of range', { 'test-timeout-seconds': '30' }, 'from 60 to 7200'],
+    ['an unknown promote mode', { promote: 'yes' }, 'Input "promote" "yes" is invalid'],
+    [
+      'duplicate test parameters',
+      { 'test-parameters': 'cpu=1\ncpu=2' },
+      'the name "cpu" is given twice'
+    ],
+    ['a GitOps path that climbs out', { 'gitops-path': '../elsewhere' }, 'Input "gitops-path"'],
+    ['a namespace with capitals', { namespace: 'Coder' }, 'Input "namespace" "Coder" is invalid'],
+    [
+      'a missing template directory',
+      { directory: 'nowhere' },
+      'Input "directory" "nowhere" is invalid'
+    ],
+    ['an unknown kube context', { 'kube-context': 'nope' }, 'Input "kube-context" is invalid'],
+    ['a kubeconfig that is not YAML', { kubeconfig: 'token: [' }, 'Input "kubeconfig" is invalid'],
+    ['a missing token', { 'coder-token': '' }, 'Input "coder-token" is required']
+  ])('refuses %s before any side effect', async (_, overrides, message) => {
+    const w = await newWorld()
+    const run = await w.run(overrides)
+    expect(run.exitCode).toBe(1)
+    expect(run.stdout.split('\n').filter((line) => line.startsWith('::error::'))).toEqual(
+      expect.arrayContaining([expect.stringContaining(message)])
+    )
+    expect(w.coder.requests).toHaveLength(0)
+    expect(w.kube.requests).toHaveLength(0)
+    expect(w.github.requests).toHaveLength(0)
+    expect(run.summary).toContain('Invalid input')
+    expect(run.outputs['promotion-result']).toBe('')
+    expectNoSecrets(w, run, false)
+  })
+
+  it('resolves the alias default to the real organization name in the manifest and the API path', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const run = await w.run({ organization: 'default' })
+    expect(run.exitCode).toBe(0)
+    expect(manifestInGit(w, 'docker-v1-0-0')).toMatchObject({ spec: { template: 'acme.docker' } })
+    expect(
+      w.kube.requests.some((r) => r.path.includes('/codertemplates/acme.docker/promote'))
+    ).toBe(true)
+  })
+
+  it("fails on a failed import with Coder's message, and commits nothing", async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    w.coder.failNextImport('terraform plan: Error: Missing required argument "image"')
+    const commits = w.github.commits(OWNER, GITOPS_REPO, 'main').length
+    const run = await w.run()
+    expect(run.exitCode).toBe(1)
+    expect(run.stdout).toContain('Missing required argument')
+    expect(w.github.commits(OWNER, GITOPS_REPO, 'main')).toHaveLength(commits)
+    expect(activeVersionName(w)).toBe('v0.9.0')
+    expectNoSecrets(w, run)
+  })
+
+  it('warns that Coder activates the first version of a new template', async () => {
+    const w = await newWorld()
+    const run = await w.run()
+    expect(run.exitCode).toBe(0)
+    expect(run.stdout).toContain('::warning')
+    expect(run.outputs['promotion-result']).toBe('AlreadyActive')
+    expectNoSecrets(w, run)
+  })
+
+  it('stops before any push when coder-k8s is not installed', async () => {
+    const w = await newWorld({ kube: { serveTestGroup: false } })
+    const run = await w.run()
+    expect(run.exitCode).toBe(1)
+    expect(run.stdout).toMatch(/coder-k8s is not installed/i)
+    expect(w.coder.backend.listVersions(OWNER, 'docker')).toHaveLength(0)
+    expect(w.github.requests).toHaveLength(0)
+  })
+})
+
 describe('promotion answers, end to end', () => {
   async function promoteWith(faults: unknown[]) {
     const w = await newWorld()
     w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    // Another promotable version, for the faults in which another writer activates a third one.
+    w.coder.seedVersion({ template: 'docker', name: 'v0.8.0' })
     w.kube.faults.promote.push(...(faults as never[]))
     const run = await w.run()
     expectNoSecrets(w, run)

@@ -172,6 +172,10 @@ export async function run(
     const versionName = pushed.versionName
     report.versionName = versionName
     report.previousActiveVersionId = pushed.activeVersionIdBeforePush ?? ''
+    // Until a promotion changes it: Coder activates the only version of a new template itself.
+    report.activeVersionId = pushed.templateExisted
+      ? report.previousActiveVersionId
+      : pushed.versionId
 
     // 2. Commit the test manifest to the GitOps repository.
     const manifest = buildTestManifest({
@@ -232,7 +236,7 @@ export async function run(
       report.steps.test.result = 'failed'
       report.advice = adviceForFailure(verdict.reason)
       throw new GateError(
-        `The test failed: ${verdict.reason || 'no reason'}: ${verdict.message || 'no message'}. Nothing was promoted.`
+        `The test failed: ${verdict.reason || 'no reason'}: ${(verdict.message || 'no message').replace(/\.$/, '')}. Nothing was promoted.`
       )
     }
     report.steps.test.detail = `${verdict.reason}: ${verdict.message}`

@@ -464,7 +464,9 @@ describe('promotion answers, end to end', () => {
       '503 could not confirm with the previous version still active',
       [{ kind: 'activation-unclear', activeAfter: 'previous' }],
       2
-    ]
+    ],
+    ['503 could not confirm, when our own re-read shows ours', [{ kind: 'reread-fails' }], 1],
+    ['409 not found in Coder during the activation', [{ kind: 'status', code: 404 }], 2]
   ])('promotes after %s', async (_, faults, requests) => {
     const { w, run } = await promoteWith(faults)
     expect(run.exitCode).toBe(0)
@@ -484,7 +486,12 @@ describe('promotion answers, end to end', () => {
       [{ kind: 'superseded-after-success' }],
       'Another writer activated version'
     ],
-    ['403 Forbidden', [{ kind: 'forbidden' }], 'codertemplates/promote']
+    ['403 Forbidden', [{ kind: 'forbidden' }], 'codertemplates/promote'],
+    [
+      '400 when Coder refuses the activation',
+      [{ kind: 'status', code: 403 }],
+      'Coder refused to activate'
+    ]
   ])('fails on %s without overwriting anything', async (_, faults, text) => {
     const { w, run } = await promoteWith(faults)
     expect(run.exitCode).toBe(1)

@@ -8,7 +8,7 @@ const controller = new AbortController()
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (!controller.signal.aborted)
-      core.info(`Received ${signal}: cancelling. Nothing will be promoted.`)
+      core.info(`Received ${signal}: cancelling. No promotion will start.`)
     controller.abort(new Error(`Received ${signal}`))
   })
 }

@@ -45,11 +45,16 @@ export type InputName = (typeof INPUT_NAMES)[number]
 export const SECRET_INPUTS: readonly InputName[] = ['coder-token', 'gitops-token', 'kubeconfig']
 
 /**
- * The wait allowance on top of test-timeout-seconds: the test's clock starts only at
- * status.startTime (coder-k8s-api.md §1.9), so the wait also covers the controller starting or
- * recovering and its first reconciles. timeoutSeconds already bounds the workspace delete (§1.2).
+ * The wait allowance on top of test-timeout-seconds. The test's clock starts only at
+ * status.startTime (coder-k8s-api.md §1.9), so the wait must also cover the controller starting or
+ * recovering before that; §5.4 adds the workspace delete too, although §1.2 counts the delete build
+ * inside timeoutSeconds. 600 s covers a controller restart and the delete with room to spare.
  */
-export const WAIT_ALLOWANCE_SECONDS = 300
+export const WAIT_ALLOWANCE_SECONDS = 600
+/** The longest wait any input may ask for: 5 days, the job limit of self-hosted runners. */
+export const MAX_WAIT_SECONDS = 432_000
+/** Coder accepts up to 1 MiB, but the message goes on the CLI's command line. */
+export const MESSAGE_MAX = 65_536
 
 export const TEST_TIMEOUT_MIN = 60
 export const TEST_TIMEOUT_MAX = 7200
@@ -81,6 +86,8 @@ export interface Settings {
   /** The text the version was derived from, when sanitising changed it. */
   versionRaw: string
   message: string
+  /** The commit checked out (GITHUB_SHA): a version of this name that names it was pushed by us. */
+  commitSha: string
   variables: NameValue[]
   coderCli: string
   namespace: string
@@ -152,10 +159,11 @@ export function parseInputs(
     version = derived.name
     versionSource = derived.source
     versionRaw = derived.raw
-    if (!version) {
+    const problem = version ? versionNameProblem(version) : 'nothing usable is left'
+    if (problem) {
       fail(
         'version',
-        `no version name can be derived from ${derived.source} "${derived.raw}"; set it`
+        `no version name can be derived from the ${derived.source} "${derived.raw}" (${problem}); set it`
       )
     }
   }
@@ -225,15 +233,18 @@ export function parseInputs(
 
   const waitInput = raw('wait-timeout-seconds')
   const waitTimeoutSeconds = waitInput
-    ? parseInteger('wait-timeout-seconds', waitInput, 1, Number.MAX_SAFE_INTEGER, errors)
+    ? parseInteger('wait-timeout-seconds', waitInput, 1, MAX_WAIT_SECONDS, errors)
     : testTimeoutSeconds + WAIT_ALLOWANCE_SECONDS
   const syncTimeoutSeconds = parseInteger(
     'sync-timeout-seconds',
     raw('sync-timeout-seconds') || '600',
     1,
-    Number.MAX_SAFE_INTEGER,
+    MAX_WAIT_SECONDS,
     errors
   )
+
+  const message = raw('message')
+  if (message.length > MESSAGE_MAX) fail('message', `at most ${MESSAGE_MAX} characters`)
 
   if (errors.length > 0) return { ok: false, errors }
 
@@ -249,7 +260,8 @@ export function parseInputs(
       version,
       versionSource,
       versionRaw,
-      message: raw('message') || defaultMessage(context, runUrl),
+      message: message || defaultMessage(context, runUrl),
+      commitSha: context.sha,
       variables,
       coderCli: raw('coder-cli'),
       namespace,
@@ -310,10 +322,7 @@ function parseInteger(
 ): number {
   const value = /^\d+$/.test(text) ? Number(text) : NaN
   if (!Number.isSafeInteger(value) || value < min || value > max) {
-    const range =
-      max === Number.MAX_SAFE_INTEGER
-        ? `a whole number of at least ${min}`
-        : `a whole number from ${min} to ${max}`
+    const range = `a whole number from ${min} to ${max}`
     errors.push({
       input,
       message: `Input "${input}" ${JSON.stringify(text)} is invalid: must be ${range}.`
@@ -373,5 +382,6 @@ export function normaliseRelativePath(text: string, fallback: string): string | 
 
 function defaultMessage(context: RunContext, runUrl: string): string {
   const subject = context.subject.split(/\r?\n/)[0]?.trim() || `Commit ${context.sha.slice(0, 7)}`
-  return `${subject} (${runUrl})`
+  const commit = context.sha ? `commit ${context.sha.slice(0, 12)}, ` : ''
+  return `${subject} (${commit}${runUrl})`
 }

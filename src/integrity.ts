@@ -17,6 +17,8 @@ export function integrityProblems(
 ): string[] {
   const problems = specDifferences(committedSpec, test.spec)
   const status = test.status ?? {}
+  if (!pushed.id || !pushed.name)
+    problems.push('the pushed version is unknown, so nothing can prove it')
   if (status.templateVersionID !== pushed.id) {
     problems.push(
       `status.templateVersionID: pushed ${JSON.stringify(pushed.id)}, found ${JSON.stringify(status.templateVersionID ?? null)}`

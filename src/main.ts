@@ -11,7 +11,7 @@ import { pushTemplateVersion } from './coder/push.js'
 import { readRunContext } from './context.js'
 import { commitManifest, ManifestConflictError } from './gitops/commit.js'
 import { createGitOpsOctokit } from './gitops/octokit.js'
-import { INPUT_NAMES, type InputName, parseInputs, type Settings } from './inputs.js'
+import { INPUT_NAMES, type InputName, parseInputs, SECRET_INPUTS, type Settings } from './inputs.js'
 import { integrityProblems } from './integrity.js'
 import { loadKubeConfig } from './kube/config.js'
 import { assertCoderK8sServed } from './kube/discovery.js'
@@ -40,6 +40,8 @@ import { describeWaiting, observe, verdictOf } from './verdict.js'
 
 /** `coder templates push` has no timeout of its own (coder-cli.md §5): ours. */
 const PUSH_TIMEOUT_MS = 20 * 60 * 1000
+/** On a cancel, the CLI gets this long to cancel its import job (it traps SIGINT, coder-cli.md §1.3). */
+const PUSH_CANCEL_GRACE_MS = 3000
 
 type Env = Record<string, string | undefined>
 
@@ -66,13 +68,13 @@ export async function run(
   let current: StepName | null = null
 
   /** Runs one step and records its result and duration, whatever happens. */
-  const step = async <T>(name: StepName, body: () => Promise<T>): Promise<T> => {
+  const step = async <T>(name: StepName, body: () => Promise<T>, graceMs = 0): Promise<T> => {
     current = name
     const record = report.steps[name]
     record.startedAt = now()
     try {
       // A cancel must not wait for an adapter that cannot be interrupted (e.g. a rate-limit sleep).
-      const result = await untilAborted(body(), signal)
+      const result = await untilAborted(body(), signal, graceMs)
       if (record.result === 'not run') record.result = 'succeeded'
       return result
     } finally {
@@ -120,6 +122,8 @@ export async function run(
     }
     const settings = parsed.settings
     const kc = kubeConfig
+    // Child processes (kube exec credential plugins) need none of the action's secrets.
+    for (const name of SECRET_INPUTS) delete process.env[`INPUT_${name.toUpperCase()}`]
     fillFromSettings(report, settings)
 
     const coder = new CoderClient({ url: settings.coderUrl, token: settings.coderToken, signal })
@@ -141,32 +145,36 @@ export async function run(
     report.organization = organization
 
     // 1. Push the template as a new inactive version.
-    const pushed = await step('push', async () => {
-      const cli = await resolveCoderCli({
-        configuredPath: settings.coderCli,
-        coderUrl: settings.coderUrl,
-        client: coder
-      })
-      const outcome = await pushTemplateVersion({
-        client: coder,
-        cli: cli.path,
-        coderUrl: settings.coderUrl,
-        token: settings.coderToken,
-        organization,
-        passOrganization: settings.organization !== '',
-        template: settings.template,
-        directory: settings.directory,
-        version: settings.version,
-        message: settings.message,
-        variables: settings.variables,
-        timeoutMs: PUSH_TIMEOUT_MS,
-        signal
-      })
-      report.steps.push.detail = outcome.reusedExistingVersion
-        ? `version ${settings.version} already existed; continued with it`
-        : `pushed version ${settings.version} (inactive)`
-      return outcome
-    })
+    const pushed = await step(
+      'push',
+      async () => {
+        const cli = await resolveCoderCli({
+          configuredPath: settings.coderCli,
+          coderUrl: settings.coderUrl,
+          client: coder
+        })
+        const outcome = await pushTemplateVersion({
+          client: coder,
+          cli: cli.path,
+          coderUrl: settings.coderUrl,
+          token: settings.coderToken,
+          organization,
+          passOrganization: settings.organization !== '',
+          template: settings.template,
+          directory: settings.directory,
+          version: settings.version,
+          message: settings.message,
+          variables: settings.variables,
+          timeoutMs: PUSH_TIMEOUT_MS,
+          signal
+        })
+        report.steps.push.detail = outcome.reusedExistingVersion
+          ? `version ${settings.version} already existed; continued with it`
+          : `pushed version ${settings.version} (inactive)`
+        return outcome
+      },
+      PUSH_CANCEL_GRACE_MS
+    )
     report.versionId = pushed.versionId
     // The name Coder holds: old CLIs ignored --name when they created a template (coder-cli.md §1.5).
     const versionName = pushed.versionName
@@ -239,6 +247,11 @@ export async function run(
         `The test failed: ${verdict.reason || 'no reason'}: ${(verdict.message || 'no message').replace(/\.$/, '')}. Nothing was promoted.`
       )
     }
+    if (verdict.state !== 'passed') {
+      throw new GateError(
+        `The test ended without passing (${verdict.phase || 'no phase'}). Nothing was promoted.`
+      )
+    }
     report.steps.test.detail = `${verdict.reason}: ${verdict.message}`
 
     // 5. Promote exactly the version that was tested.
@@ -249,10 +262,9 @@ export async function run(
         report.steps.promote.result = 'skipped'
         report.steps.promote.detail = 'promote: false'
         report.promotionResult = 'Skipped'
-        const template = await coder.template(organization, settings.template)
-        report.previousActiveVersionId =
-          template?.active_version_id ?? report.previousActiveVersionId
-        report.activeVersionId = template?.active_version_id ?? ''
+        // Informational only: a Coder hiccup here must not fail a test that passed.
+        const active = await activeVersionOf(coder, organization, settings.template)
+        if (active) report.previousActiveVersionId = report.activeVersionId = active
       })
       report.outcome = 'passed'
     } else {
@@ -262,8 +274,9 @@ export async function run(
         core.group(
           `Promote ${templateName} to ${versionID}${mode === 'dry-run' ? ' (dry-run)' : ''}`,
           async () => {
-            const before = await coder.template(organization, settings.template)
-            const previous = before?.active_version_id ?? ''
+            // The active version right before the first request decides, after an unclear answer,
+            // whether another request is safe (§2.4). Unknown (''): any other version fails.
+            const previous = (await activeVersionOf(coder, organization, settings.template)) ?? ''
             return runPromotion({
               namespace: settings.namespace,
               template: templateName,
@@ -287,7 +300,8 @@ export async function run(
                   template: templateName,
                   signal
                 }),
-              log: (line) => core.info(line)
+              log: (line) => core.info(line),
+              onRequest: () => (report.promotionRequested = true)
             })
           }
         )
@@ -410,7 +424,9 @@ function recordFailure(
     isAbortError(error)
   if (cancelled) {
     report.outcome = 'cancelled'
-    report.error = 'The run was cancelled. Nothing was promoted.'
+    report.error = report.promotionRequested
+      ? 'The run was cancelled after a promote request was sent: the tested version may or may not be active. Check the active version of the template.'
+      : 'The run was cancelled. Nothing was promoted.'
     if (current) report.steps[current].result = 'cancelled'
     return
   }
@@ -454,13 +470,15 @@ function fillFromSettings(report: RunReport, settings: Settings): void {
 }
 
 /** Settles with the promise, or rejects at once when the run is cancelled. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, graceMs = 0): Promise<T> {
   if (signal.aborted) {
     promise.catch(() => {})
     return Promise.reject(new CancelledError('cancelled'))
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new CancelledError('cancelled'))
+    // graceMs lets a step finish its own cancel (the CLI cancels the import on SIGINT).
+    const onAbort = (): void =>
+      void setTimeout(() => reject(new CancelledError('cancelled')), graceMs).unref()
     signal.addEventListener('abort', onAbort, { once: true })
     promise.then(
       (value) => {
@@ -473,6 +491,19 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
       }
     )
   })
+}
+
+async function activeVersionOf(
+  coder: CoderClient,
+  organization: string,
+  template: string
+): Promise<string | null> {
+  try {
+    return (await coder.template(organization, template))?.active_version_id ?? null
+  } catch (error) {
+    core.warning(`Could not read the active version of ${template} from Coder: ${messageOf(error)}`)
+    return null
+  }
 }
 
 function elapsed(report: RunReport, at: number): string {

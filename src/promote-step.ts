@@ -25,6 +25,8 @@ export interface PromoteStepInput {
   post: () => Promise<PromoteAnswer>
   readActiveVersionID: () => Promise<string | null>
   log: (line: string) => void
+  /** Called right before each promote request is sent. */
+  onRequest?: () => void
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>
   maxAttempts?: number
 }
@@ -40,40 +42,40 @@ export class PromotionFailedError extends Error {
 export async function runPromotion(input: PromoteStepInput): Promise<Promoted> {
   const sleep = input.sleep ?? abortableSleep
   const maxAttempts = input.maxAttempts ?? MAX_PROMOTE_ATTEMPTS
+  const reRead = (
+    after: { why: string; retryIfUnchanged: boolean },
+    read: string | null
+  ): NextStep =>
+    decideAfterReread(read, input.versionID, input.previousActiveVersionID, input.mode, after)
+  let pending: { why: string; retryIfUnchanged: boolean } | null = null
   let lastWhy = ''
-  let reRead = false
+  // Whether a request may have reached Coder without a clear answer: then the version may be active.
+  let outcomeUnknown = false
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     if (attempt > 1) await sleep(retryDelayMs(attempt - 1), input.signal)
     // Never start a promotion after a cancel (action-ecosystem.md §5.4).
-    if (input.signal.aborted)
+    if (input.signal.aborted) {
       throw new PromotionCancelledError(
-        'The run was cancelled before the promotion; nothing was promoted.'
+        outcomeUnknown
+          ? 'The run was cancelled after a promote request without a clear answer: the tested version may or may not be active.'
+          : 'The run was cancelled before the promotion; nothing was promoted.'
       )
+    }
 
     let next: NextStep
-    if (reRead) {
-      next = decideAfterReread(
-        await safeRead(input),
-        input.versionID,
-        input.previousActiveVersionID,
-        input.mode,
-        lastWhy
-      )
+    if (pending) {
+      next = reRead(pending, await safeRead(input))
     } else {
+      input.onRequest?.()
       const answer = await input.post()
       input.log(
         `Attempt ${attempt}: HTTP ${answer.httpStatus || 'no answer'}${answer.message ? `: ${answer.message}` : ''}`
       )
       next = decideAnswer(answer, input.versionID, input.mode, input.template, input.namespace)
       if (next.kind === 're-read') {
+        outcomeUnknown = true
         input.log(`Reading the active version before anything else (${next.why}).`)
-        next = decideAfterReread(
-          await safeRead(input),
-          input.versionID,
-          input.previousActiveVersionID,
-          input.mode,
-          next.why
-        )
+        next = reRead(next, await safeRead(input))
       }
     }
     switch (next.kind) {
@@ -82,19 +84,22 @@ export async function runPromotion(input: PromoteStepInput): Promise<Promoted> {
       case 'fail':
         throw new PromotionFailedError(next.message)
       case 'retry':
-        reRead = false
+        pending = null
         lastWhy = next.why
         input.log(`Will try again: ${next.why}`)
         break
       case 're-read':
-        reRead = true
+        pending = { why: next.why, retryIfUnchanged: next.retryIfUnchanged }
         lastWhy = next.why
         input.log(`Will read the active version again: ${next.why}`)
         break
     }
   }
   throw new PromotionFailedError(
-    `The promotion did not complete after ${maxAttempts} attempts (last: ${lastWhy}). Nothing else was changed by this run; check the coder-k8s aggregated API server and try again.`
+    `The promotion did not complete after ${maxAttempts} attempts (last: ${lastWhy}). ` +
+      (outcomeUnknown
+        ? 'A request had no clear answer, so the tested version may or may not be active: check the active version of the template before running again.'
+        : 'Nothing was changed in Coder; check the coder-k8s aggregated API server and run again.')
   )
 }
 

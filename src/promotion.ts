@@ -23,7 +23,11 @@ export interface Promoted {
 export type NextStep =
   | Promoted
   | { kind: 'retry'; why: string }
-  | { kind: 're-read'; why: string }
+  /**
+   * Read the active version before anything else. `retryIfUnchanged`: whether the previous version
+   * still being active means that nothing was applied, so that another request is safe.
+   */
+  | { kind: 're-read'; why: string; retryIfUnchanged: boolean }
   | { kind: 'fail'; message: string }
 
 export const MAX_PROMOTE_ATTEMPTS = 5
@@ -53,7 +57,7 @@ export function decideAnswer(
       // or from the API server cutting an attempted activation (unknown), so read first.
       return /not attempted/i.test(message)
         ? { kind: 'retry', why: `504: ${message}` }
-        : { kind: 're-read', why: `504: ${message}` }
+        : { kind: 're-read', why: `504: ${message}`, retryIfUnchanged: true }
     case 503:
       if (/eligible CoderControlPlane|standalone/i.test(message)) {
         return fail(
@@ -65,11 +69,17 @@ export function decideAnswer(
         // kube-apiserver: the aggregated API is unreachable, so nothing was sent to Coder.
         return { kind: 'retry', why: `503: ${message}` }
       }
-      return { kind: 're-read', why: `503: ${message}` }
+      return { kind: 're-read', why: `503: ${message}`, retryIfUnchanged: true }
     case 409:
-      return { kind: 're-read', why: `409: ${message}` }
+      // "superseded": ours may have applied and been overwritten, so the previous version being
+      // active again is another writer's change too. "not found ... nothing was changed": safe.
+      return {
+        kind: 're-read',
+        why: `409: ${message}`,
+        retryIfUnchanged: /nothing was changed/i.test(message)
+      }
     case 0:
-      return { kind: 're-read', why: `no answer: ${message}` }
+      return { kind: 're-read', why: `no answer: ${message}`, retryIfUnchanged: true }
     case 400:
       return fail(
         answer,
@@ -88,8 +98,9 @@ export function decideAnswer(
     case 422:
       return fail(answer, 'the request was invalid; this is a bug in the action, please report it')
     default:
-      if (answer.httpStatus >= 500)
-        return { kind: 're-read', why: `${answer.httpStatus}: ${message}` }
+      if (answer.httpStatus >= 500) {
+        return { kind: 're-read', why: `${answer.httpStatus}: ${message}`, retryIfUnchanged: true }
+      }
       return fail(answer, 'unexpected answer from the promote subresource')
   }
 }
@@ -127,38 +138,50 @@ function decideCreated(
 
 /**
  * After a 409, a 503 or no answer: the active version decides (§2.4 retry rules). Ours: promoted.
- * The one active before we started: try again. A third one: another writer won; never overwrite it.
+ * The one active before we started: try again, but only when the answer said nothing was applied
+ * or could not tell. Anything else: another writer won; never overwrite it.
  */
 export function decideAfterReread(
   activeVersionID: string | null,
   versionID: string,
   previousActiveVersionID: string,
   mode: PromoteRequestMode,
-  why: string
+  after: { why: string; retryIfUnchanged: boolean }
 ): NextStep {
+  const { why } = after
   if (activeVersionID === null) {
-    return { kind: 're-read', why: `${why}; the active version could not be read` }
+    return {
+      kind: 're-read',
+      why: `${why}; the active version could not be read`,
+      retryIfUnchanged: after.retryIfUnchanged
+    }
   }
   if (activeVersionID === versionID) {
     return {
       kind: 'promoted',
       result:
-        previousActiveVersionID === versionID
-          ? 'AlreadyActive'
-          : mode === 'dry-run'
-            ? 'AlreadyActive'
-            : 'Promoted',
+        previousActiveVersionID === versionID || mode === 'dry-run' ? 'AlreadyActive' : 'Promoted',
       previousActiveVersionID,
       activeVersionID,
       confirmedBy: 're-read'
     }
   }
-  if (activeVersionID === previousActiveVersionID) {
+  if (
+    previousActiveVersionID !== '' &&
+    activeVersionID === previousActiveVersionID &&
+    after.retryIfUnchanged
+  ) {
     return { kind: 'retry', why: `${why}; version ${activeVersionID} is still active` }
   }
+  const whose =
+    previousActiveVersionID === ''
+      ? `Version ${activeVersionID} is active, and the version active before this run is unknown, so the action cannot tell whether another writer changed it`
+      : activeVersionID === previousActiveVersionID
+        ? `Version ${activeVersionID} is active again after the promotion of ${versionID} was superseded: another writer changed it`
+        : `Another writer activated version ${activeVersionID} while this run promoted ${versionID}`
   return {
     kind: 'fail',
-    message: `Another writer activated version ${activeVersionID} while this run promoted ${versionID} (${why}). The last writer wins in Coder, so the action does not overwrite it: decide which version should be active, and promote it again.`
+    message: `${whose} (${why}). The last writer wins in Coder, so the action does not overwrite it: decide which version should be active, and promote it again.`
   }
 }
 

@@ -51,7 +51,7 @@ export function verdictOf(test: CoderTemplateTest): Verdict {
     case 'Running':
       return waiting('in-progress')
     case 'Succeeded':
-      return isConditionTrue(status.conditions, 'Ready')
+      return isReadyAtGeneration(status.conditions, test.metadata.generation)
         ? { state: 'passed', ...observed }
         : waiting('succeeded-not-ready')
     case 'Failed':
@@ -65,6 +65,21 @@ export function isConditionTrue(conditions: unknown, type: string): boolean {
   if (!Array.isArray(conditions)) return false
   return conditions.some(
     (c: Partial<Condition> | null) => c !== null && c.type === type && c.status === 'True'
+  )
+}
+
+/**
+ * Ready=True, and, where the condition carries its own observedGeneration (§1.5), of this
+ * generation. Stricter than the GitOps rules, which read only type and status.
+ */
+function isReadyAtGeneration(conditions: unknown, generation: number | undefined): boolean {
+  if (!Array.isArray(conditions)) return false
+  return conditions.some(
+    (c: Partial<Condition> | null) =>
+      c !== null &&
+      c.type === 'Ready' &&
+      c.status === 'True' &&
+      (c.observedGeneration === undefined || c.observedGeneration === generation)
   )
 }
 

@@ -55,6 +55,8 @@ export interface RunReport {
   timeline: TimelineEntry[]
   promotionResult: PromotionResult | 'Skipped' | ''
   promotionConfirmedBy: 'answer' | 're-read' | ''
+  /** A promote request was sent: a cancel after it leaves the outcome unknown. */
+  promotionRequested: boolean
   previousActiveVersionId: string
   activeVersionId: string
   steps: Record<StepName, StepRecord>
@@ -87,6 +89,7 @@ export function newReport(now: number): RunReport {
     timeline: [],
     promotionResult: '',
     promotionConfirmedBy: '',
+    promotionRequested: false,
     previousActiveVersionId: '',
     activeVersionId: '',
     steps

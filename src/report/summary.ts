@@ -10,7 +10,9 @@ const MAX_TIMELINE_LINE = 400
 
 export function escapeHtml(text: string, max = MAX_TEXT): string {
   const cut = text.length > max ? `${text.slice(0, max)}…` : text
+  // A blank line would end the HTML block and let the rest render as Markdown: keep one line.
   return cut
+    .replace(/\s*[\r\n]+\s*/g, ' ')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')

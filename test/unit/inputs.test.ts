@@ -65,9 +65,10 @@ describe('parseInputs', () => {
       token: 'ghs_secret'
     })
     expect(s.message).toBe(
-      'Add Go to the docker template (https://github.com/acme/templates/actions/runs/77)'
+      'Add Go to the docker template (commit 0123456789ab, https://github.com/acme/templates/actions/runs/77)'
     )
     expect(s.runUrl).toBe('https://github.com/acme/templates/actions/runs/77')
+    expect(s.commitSha).toBe(CONTEXT.sha)
   })
 
   it('takes every optional input', () => {
@@ -172,9 +173,11 @@ describe('parseInputs', () => {
     [{ 'test-name': 'x'.repeat(64) }, 'must be at most 63 characters'],
     [
       { 'wait-timeout-seconds': '0' },
-      'Input "wait-timeout-seconds" "0" is invalid: must be a whole number of at least 1'
+      'Input "wait-timeout-seconds" "0" is invalid: must be a whole number from 1 to 432000'
     ],
-    [{ 'wait-timeout-seconds': '-5' }, 'at least 1'],
+    [{ 'wait-timeout-seconds': '-5' }, 'from 1 to 432000'],
+    [{ 'sync-timeout-seconds': '2147484' }, 'from 1 to 432000'],
+    [{ message: 'm'.repeat(65537) }, 'Input "message"'],
     [{ 'sync-timeout-seconds': 'ten' }, 'Input "sync-timeout-seconds" "ten" is invalid'],
     [{ 'gitops-token': '' }, 'Input "gitops-token" is required']
   ])('%j is refused', (overrides, message) => {
@@ -207,9 +210,14 @@ describe('parseInputs', () => {
     expect(result.ok && result.settings.version).toBe('pr-7-abcdef0')
   })
 
+  it('refuses a branch version without a sha', () => {
+    const result = parse({}, { ...CONTEXT, ref: 'refs/heads/main', sha: '' })
+    expect(JSON.stringify(result)).toContain('no version name can be derived from the branch')
+  })
+
   it('refuses a tag that leaves no usable version name', () => {
     const result = parse({}, { ...CONTEXT, ref: 'refs/tags/日本' })
     expect(result.ok).toBe(false)
-    expect(JSON.stringify(result)).toContain('no version name can be derived from tag')
+    expect(JSON.stringify(result)).toContain('no version name can be derived from the tag')
   })
 })

@@ -172,21 +172,57 @@ describe('decideAnswer', () => {
 })
 
 describe('decideAfterReread', () => {
-  it.each<[string, string | null, string, string, string]>([
-    ['ours active', OURS, PREVIOUS, 'promoted', 'Promoted'],
-    ['ours was already active', OURS, OURS, 'promoted', 'AlreadyActive'],
-    ['previous still active', PREVIOUS, PREVIOUS, 'retry', ''],
-    ['a third version', THIRD, PREVIOUS, 'fail', THIRD],
-    ['unknown previous and another version', THIRD, '', 'fail', THIRD],
-    ['read failed', null, PREVIOUS, 're-read', '']
-  ])('%s -> %s', (_, active, previous, kind, text) => {
-    const next = decideAfterReread(active, OURS, previous, 'promote', '503')
+  it.each<[string, string | null, string, boolean, string, string]>([
+    ['ours active', OURS, PREVIOUS, true, 'promoted', 'Promoted'],
+    ['ours active after a superseded answer', OURS, PREVIOUS, false, 'promoted', 'Promoted'],
+    ['ours was already active', OURS, OURS, true, 'promoted', 'AlreadyActive'],
+    ['previous still active, nothing applied', PREVIOUS, PREVIOUS, true, 'retry', ''],
+    [
+      'previous active again after ours was superseded',
+      PREVIOUS,
+      PREVIOUS,
+      false,
+      'fail',
+      'is active again'
+    ],
+    ['a third version', THIRD, PREVIOUS, true, 'fail', `Another writer activated version ${THIRD}`],
+    ['unknown previous and another version', PREVIOUS, '', true, 'fail', 'unknown'],
+    ['read failed', null, PREVIOUS, true, 're-read', '']
+  ])('%s -> %s', (_, active, previous, retryIfUnchanged, kind, text) => {
+    const next = decideAfterReread(active, OURS, previous, 'promote', {
+      why: '503',
+      retryIfUnchanged
+    })
     expect(next.kind).toBe(kind)
     if (text) expect(next.kind === 'fail' ? next.message : JSON.stringify(next)).toContain(text)
     if (next.kind === 'promoted') expect(next.confirmedBy).toBe('re-read')
   })
-})
 
+  it.each([
+    [
+      '409 superseded',
+      409,
+      'the promotion of version x was superseded by a concurrent change: version y is active; re-read before retrying',
+      false
+    ],
+    [
+      '409 not found',
+      409,
+      'the template or version x was not found in Coder during the activation; nothing was changed: re-read before retrying',
+      true
+    ],
+    [
+      '503 could not confirm',
+      503,
+      'could not confirm the promotion of version x; it may or may not have been applied',
+      true
+    ],
+    ['no answer', 0, 'socket hang up', true]
+  ])('a re-read after %s may retry: %s', (_, httpStatus, message, retry) => {
+    const next = decideAnswer({ httpStatus, message }, OURS, 'promote', TEMPLATE, NS)
+    expect(next).toMatchObject({ kind: 're-read', retryIfUnchanged: retry })
+  })
+})
 describe('retryDelayMs', () => {
   it('doubles from 1 s and caps at 10 s', () => {
     expect([1, 2, 3, 4, 5, 6].map(retryDelayMs)).toEqual([1000, 2000, 4000, 8000, 10000, 10000])
@@ -261,6 +297,34 @@ describe('runPromotion', () => {
       runPromotion({ ...base, ...io, signal: new AbortController().signal })
     ).rejects.toThrow(THIRD)
     expect(io.calls).toEqual(['post', 'read'])
+  })
+
+  it('does not post again when the previous version is active after a superseded answer', async () => {
+    const io = scripted(
+      [status(409, 'the promotion was superseded by a concurrent change')],
+      [PREVIOUS]
+    )
+    await expect(
+      runPromotion({ ...base, ...io, signal: new AbortController().signal })
+    ).rejects.toThrow('is active again')
+    expect(io.calls).toEqual(['post', 'read'])
+  })
+
+  it('says the version may be active when attempts run out after unclear answers', async () => {
+    const io = scripted([status(503, 'could not confirm')], [])
+    await expect(
+      runPromotion({ ...base, ...io, signal: new AbortController().signal })
+    ).rejects.toThrow('may or may not be active')
+  })
+
+  it('says nothing changed when attempts run out on clear refusals to act', async () => {
+    const io = scripted(
+      Array.from({ length: 5 }, () => status(429, 'rate')),
+      []
+    )
+    await expect(
+      runPromotion({ ...base, ...io, signal: new AbortController().signal })
+    ).rejects.toThrow('Nothing was changed in Coder')
   })
 
   it('reads again, without posting, when the read fails', async () => {

@@ -9,6 +9,7 @@ describe('escapeHtml', () => {
       '&lt;img src=x onerror=&quot;alert(1)&quot;&gt; &amp; &#39;'
     )
     expect(escapeHtml('x'.repeat(10), 4)).toBe('xxxx…')
+    expect(escapeHtml('a\n\n# heading\r\n* item')).toBe('a # heading * item')
   })
 })
 

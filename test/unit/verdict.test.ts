@@ -77,6 +77,26 @@ describe('verdictOf', () => {
       ''
     ],
     [
+      'Succeeded, Ready=True of an older generation',
+      test({
+        observedGeneration: 2,
+        phase: 'Succeeded',
+        conditions: [{ type: 'Ready', status: 'True', observedGeneration: 1 }]
+      }),
+      'waiting',
+      'succeeded-not-ready'
+    ],
+    [
+      'Succeeded, Ready=True of this generation',
+      test({
+        observedGeneration: 2,
+        phase: 'Succeeded',
+        conditions: [{ type: 'Ready', status: 'True', observedGeneration: 2 }]
+      }),
+      'passed',
+      ''
+    ],
+    [
       'Failed',
       test({
         observedGeneration: 2,

@@ -151,7 +151,8 @@ export async function run(
         const cli = await resolveCoderCli({
           configuredPath: settings.coderCli,
           coderUrl: settings.coderUrl,
-          client: coder
+          client: coder,
+          signal
         })
         const outcome = await pushTemplateVersion({
           client: coder,
@@ -165,6 +166,12 @@ export async function run(
           version: settings.version,
           message: settings.message,
           variables: settings.variables,
+          // A version of our name is ours when it carries our message or names our commit (the
+          // default message does): a moved tag or a manual push must not be tested in our place.
+          isOwnVersion: (existing) =>
+            existing.message === settings.message ||
+            (settings.commitSha !== '' &&
+              existing.message.includes(`commit ${settings.commitSha.slice(0, 12)}`)),
           timeoutMs: PUSH_TIMEOUT_MS,
           signal
         })

@@ -17,7 +17,13 @@ export interface ResolveCoderCliOptions {
   client: Pick<CoderClient, 'buildInfo'>
   platform?: NodeJS.Platform | string
   arch?: string
+  /** Limit of the whole download, its retries included. Default 5 minutes. */
+  downloadTimeoutMs?: number
+  /** The action's cancel: stops waiting for the download. */
+  signal?: AbortSignal
 }
+
+export const DEFAULT_DOWNLOAD_TIMEOUT_MS = 5 * 60_000
 
 export interface ResolvedCoderCli {
   path: string
@@ -71,29 +77,94 @@ export async function resolveCoderCli(options: ResolveCoderCliOptions): Promise<
   }
 
   const url = `${options.coderUrl.replace(/\/+$/, '')}/bin/${name}`
-  core.info(`Downloading the Coder CLI ${version} from ${url}`)
+  const shownUrl = withoutCredentials(url)
+  core.info(`Downloading the Coder CLI ${version} from ${shownUrl}`)
   let downloaded: string
   try {
     // coder-cli.md §4: the newest handler compresses only when asked; ask for the raw bytes.
-    // guess: @actions/tool-cache's downloadTool takes no AbortSignal; its retries are bounded (3).
-    downloaded = await tc.downloadTool(url, undefined, undefined, { 'accept-encoding': 'identity' })
+    // @actions/tool-cache's downloadTool takes no AbortSignal and has no time limit of its own
+    // (3 attempts, each unbounded), so it is raced against both.
+    downloaded = await raceDownload(
+      tc.downloadTool(url, undefined, undefined, { 'accept-encoding': 'identity' }),
+      shownUrl,
+      options.downloadTimeoutMs ?? DEFAULT_DOWNLOAD_TIMEOUT_MS,
+      options.signal
+    )
   } catch (error) {
+    if (error instanceof DownloadStopped) throw error
     const status = (error as { httpStatusCode?: number }).httpStatusCode
     throw new Error(
       status === 404
-        ? `The Coder deployment serves no CLI at ${url} (HTTP 404; dev builds ship none). Set the coder-cli input to a coder binary.`
-        : `Could not download the Coder CLI from ${url}: ${(error as Error).message}`,
+        ? `The Coder deployment serves no CLI at ${shownUrl} (HTTP 404; dev builds ship none). Set the coder-cli input to a coder binary.`
+        : `Could not download the Coder CLI from ${shownUrl}: ${(error as Error).message}`,
       { cause: error }
     )
   }
   try {
-    if ((await stat(downloaded)).size === 0) throw new Error(`${url} answered an empty file`)
+    if ((await stat(downloaded)).size === 0) throw new Error(`${shownUrl} answered an empty file`)
     const dir = await tc.cacheFile(downloaded, targetFile, CLI_TOOL_NAME, version, cacheArch)
     const cliPath = join(dir, targetFile)
     await makeExecutable(cliPath, platform)
     return { path: cliPath, source: 'download', version }
   } finally {
     await rm(downloaded, { force: true })
+  }
+}
+
+class DownloadStopped extends Error {}
+
+/** The download, or an error when the time limit or the cancel comes first. */
+async function raceDownload(
+  download: Promise<string>,
+  shownUrl: string,
+  timeoutMs: number,
+  signal: AbortSignal | undefined
+): Promise<string> {
+  let stopped = false
+  // The abandoned download runs on (it cannot be stopped); drop its file and its error.
+  download.then(
+    (file) => {
+      if (stopped) void rm(file, { force: true }).catch(() => {})
+    },
+    () => {}
+  )
+  let timer: NodeJS.Timeout | undefined
+  let onAbort: (() => void) | undefined
+  const limit = new Promise<never>((_resolve, reject) => {
+    const stop = (message: string): void => {
+      stopped = true
+      reject(new DownloadStopped(message))
+    }
+    timer = setTimeout(
+      () =>
+        stop(
+          `Could not download the Coder CLI from ${shownUrl}: no complete answer within ${timeoutMs / 1000} s. ` +
+            'Check that coder-url is reachable from the runner, or set the coder-cli input to a coder binary.'
+        ),
+      timeoutMs
+    )
+    onAbort = () => stop(`Cancelled while downloading the Coder CLI from ${shownUrl}.`)
+    if (signal?.aborted) onAbort()
+    else signal?.addEventListener('abort', onAbort, { once: true })
+  })
+  try {
+    return await Promise.race([download, limit])
+  } finally {
+    clearTimeout(timer)
+    if (onAbort) signal?.removeEventListener('abort', onAbort)
+  }
+}
+
+/** A coder-url may carry user:password; messages show it without them. */
+function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (!parsed.username && !parsed.password) return url
+    parsed.username = ''
+    parsed.password = ''
+    return parsed.toString()
+  } catch {
+    return url
   }
 }
 
@@ -181,6 +252,39 @@ export function templatesPushArgs(options: RunTemplatesPushOptions): string[] {
   return args
 }
 
+// The runner's secrets stay out of the CLI (and the Terraform it may run).
+const DROPPED_PREFIXES = ['INPUT_', 'ACTIONS_']
+const DROPPED_PARTS = ['TOKEN', 'SECRET', 'PASSWORD', 'KUBECONFIG']
+// coder-cli.md §1.1: CODER_ORGANIZATION is the --org default; the action passes --org itself, so
+// a stray one would push to another organization. CODER_URL/CODER_SESSION_TOKEN are ours only.
+const DROPPED_NAMES = ['GITHUB_TOKEN', 'CODER_ORGANIZATION', 'CODER_URL', 'CODER_SESSION_TOKEN']
+
+/**
+ * The CLI child's environment: the runner's minus its secrets and the Coder settings the action
+ * owns, plus the Coder URL and token (secrets only in the environment: action-ecosystem.md §5.2,
+ * coder-cli.md §4). PATH, HOME, proxies, SSL_CERT_*, locale and temp directories pass through.
+ * No CODER_FORCE_TTY: the explicit absolute --directory already disables the stdin tar on every
+ * CLI version, and forcing a TTY would not stop prompts from reading stdin (§1.4).
+ */
+export function cliEnvironment(
+  parent: NodeJS.ProcessEnv,
+  coderUrl: string,
+  token: string
+): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [name, value] of Object.entries(parent)) {
+    const upper = name.toUpperCase()
+    if (DROPPED_PREFIXES.some((prefix) => upper.startsWith(prefix))) continue
+    if (DROPPED_PARTS.some((part) => upper.includes(part))) continue
+    if (DROPPED_NAMES.includes(upper)) continue
+    env[name] = value
+  }
+  env.CODER_URL = coderUrl
+  env.CODER_SESSION_TOKEN = token
+  env.CODER_NO_VERSION_WARNING = 'true'
+  return env
+}
+
 const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = {
   SIGINT: 2,
   SIGKILL: 9,
@@ -199,15 +303,7 @@ export async function runTemplatesPush(
   const args = templatesPushArgs(options)
   const output = options.output ?? process.stdout
   const grace = options.killGraceMs ?? 10_000
-  // Secrets only in the child's environment (action-ecosystem.md §5.2, coder-cli.md §4).
-  // No CODER_FORCE_TTY: the explicit absolute --directory already disables the stdin tar on every
-  // CLI version, and forcing a TTY would not stop prompts from reading stdin (§1.4).
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    CODER_URL: options.coderUrl,
-    CODER_SESSION_TOKEN: options.token,
-    CODER_NO_VERSION_WARNING: 'true'
-  }
+  const env = cliEnvironment(process.env, options.coderUrl, options.token)
   const redact = (text: string): string =>
     options.token ? text.split(options.token).join('***') : text
 
@@ -219,6 +315,22 @@ export async function runTemplatesPush(
   // Template and Terraform logs must not be read as workflow commands.
   const resumeToken = randomUUID()
   output.write(`::stop-commands::${resumeToken}\n`)
+  let echoing = true
+  let atLineStart = true
+  const echo = (text: string): void => {
+    if (!echoing || text === '') return
+    output.write(text)
+    atLineStart = text.endsWith('\n')
+  }
+  // Once, and as soon as the run is cancelled or timed out: the action's own error annotations
+  // that follow must be read as workflow commands again, and the CLI's late output is not shown.
+  const endEcho = (): void => {
+    if (!echoing) return
+    echoing = false
+    // The resume command counts only at the start of a line.
+    output.write(`${atLineStart ? '' : '\n'}::${resumeToken}::\n`)
+    core.endGroup()
+  }
   try {
     return await new Promise<TemplatesPushResult>((resolvePromise) => {
       // stdin 'ignore' is /dev/null (NUL on Windows): a closed stdin, so a prompt fails with EOF
@@ -234,13 +346,13 @@ export async function runTemplatesPush(
       let spawnError: Error | undefined
 
       child.stdout.on('data', (chunk: Buffer) => {
-        output.write(redact(chunk.toString('utf8')))
+        echo(redact(chunk.toString('utf8')))
         stdoutSize += chunk.length
         stdout.push(chunk)
         while (stdoutSize > OUTPUT_CAP && stdout.length > 1) stdoutSize -= stdout.shift()!.length
       })
       child.stderr.on('data', (chunk: Buffer) => {
-        output.write(redact(chunk.toString('utf8')))
+        echo(redact(chunk.toString('utf8')))
         stderrSize += chunk.length
         stderr.push(chunk)
         while (stderrSize > OUTPUT_CAP && stderr.length > 1) stderrSize -= stderr.shift()!.length
@@ -258,12 +370,13 @@ export async function runTemplatesPush(
       }
       const timer = setTimeout(() => {
         timedOut = true
-        // Plain text: workflow commands are stopped while the CLI output runs.
+        endEcho()
         output.write(`The time limit of ${options.timeoutMs} ms is over; interrupting the CLI.\n`)
         stop()
       }, options.timeoutMs)
       const onAbort = (): void => {
         aborted = true
+        endEcho()
         output.write('Cancelled; interrupting the CLI.\n')
         stop()
       }
@@ -295,7 +408,6 @@ export async function runTemplatesPush(
       child.on('close', finish)
     })
   } finally {
-    output.write(`::${resumeToken}::\n`)
-    core.endGroup()
+    endEcho()
   }
 }

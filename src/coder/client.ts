@@ -54,6 +54,8 @@ export interface CoderTemplateVersion {
   message: string
   job: CoderProvisionerJob
   archived: boolean
+  /** coder-cli.md §3: `created_by {id, username, avatar_url}`. */
+  created_by?: { id?: string; username?: string; avatar_url?: string }
   created_at?: string
   updated_at?: string
   [field: string]: unknown

@@ -23,6 +23,11 @@ export interface PushTemplateVersionInput {
   directory: string
   version: string
   message?: string
+  /**
+   * Whether an existing version with our name is this commit's push (a re-run) rather than someone
+   * else's (a moved tag, a manual push). Default: its message equals the message we push.
+   */
+  isOwnVersion?: (existing: CoderTemplateVersion) => boolean
   variables?: { name: string; value: string }[]
   /** Limit of the CLI run, and of the wait for an import another run started. */
   timeoutMs: number
@@ -49,6 +54,10 @@ export interface PushOutcome {
 }
 
 const coreLog: PushLog = { info: core.info, warning: (m) => core.warning(m) }
+
+// coder-cli.md §1.1: with an empty --message the CLI sends this one.
+export const CLI_DEFAULT_MESSAGE = 'Uploaded from the CLI'
+const SHOWN_MESSAGE_LIMIT = 200
 
 export async function pushTemplateVersion(input: PushTemplateVersionInput): Promise<PushOutcome> {
   const log = input.log ?? coreLog
@@ -78,10 +87,9 @@ export async function pushTemplateVersion(input: PushTemplateVersionInput): Prom
   if (before) {
     const existing = await client.versionByName(organization, template, version)
     if (existing) {
-      const settled = await settle(input, existing)
-      requireUsable(settled, where)
+      const settled = await reuse(input, existing, where)
       log.info(
-        `A previous run already pushed ${where} (ID ${settled.id}); continuing with it instead of pushing again.`
+        `A re-run: a previous run of this commit already pushed ${where} (ID ${settled.id}); continuing with it instead of pushing again.`
       )
       if (before.active_version_id === settled.id) {
         log.info(`That version is already the active version of "${template}".`)
@@ -122,10 +130,9 @@ export async function pushTemplateVersion(input: PushTemplateVersionInput): Prom
     if (output.includes('already exists for this template')) {
       const existing = await client.versionByName(organization, template, version)
       if (existing) {
-        const settled = await settle(input, existing)
-        requireUsable(settled, where)
+        const settled = await reuse(input, existing, where)
         log.info(
-          `Coder already holds ${where} (ID ${settled.id}), pushed by another run; continuing with it.`
+          `Coder already holds ${where} (ID ${settled.id}), pushed by another run of this commit (a re-run racing this one); continuing with it.`
         )
         return outcome(settled, true)
       }
@@ -166,6 +173,43 @@ export async function pushTemplateVersion(input: PushTemplateVersionInput): Prom
     )
   }
   return outcome(pushed, false)
+}
+
+/**
+ * An existing version with our name is usable only if this commit pushed it and it imported.
+ * Ownership is checked before waiting: a stranger's running import is not worth the wait.
+ */
+async function reuse(
+  input: PushTemplateVersionInput,
+  existing: CoderTemplateVersion,
+  where: string
+): Promise<CoderTemplateVersion> {
+  // A failed or canceled import gets requireUsable's message: the name is lost either way.
+  if (existing.job.status !== 'failed' && existing.job.status !== 'canceled') {
+    requireOwn(input, existing, where)
+  }
+  const settled = await settle(input, existing)
+  requireUsable(settled, where)
+  return settled
+}
+
+function requireOwn(
+  input: PushTemplateVersionInput,
+  existing: CoderTemplateVersion,
+  where: string
+): void {
+  const ownMessage = input.message || CLI_DEFAULT_MESSAGE
+  const isOwn = input.isOwnVersion ?? ((v: CoderTemplateVersion) => v.message === ownMessage)
+  if (isOwn(existing)) return
+  const message = existing.message ?? ''
+  const shown =
+    message.length > SHOWN_MESSAGE_LIMIT ? `${message.slice(0, SHOWN_MESSAGE_LIMIT)}…` : message
+  const author = existing.created_by?.username ? `, created by ${existing.created_by.username}` : ''
+  throw new Error(
+    `The name is taken: Coder already holds ${where} (ID ${existing.id}${author}, message ${JSON.stringify(shown)}), ` +
+      'but this commit did not push it (a moved tag or a manual push?). Coder version names cannot be reused: ' +
+      'push under a new version name.'
+  )
 }
 
 /** Waits while the version's import is active, bounded by the push time limit. */

@@ -1,6 +1,8 @@
 // resolveCoderCli (download + tool cache) and runTemplatesPush against the sandbox and the fake CLI.
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { FAKE_CODER_PATH, startCoderSandbox, type CoderSandbox } from '../sandbox/coder/index.js'
 import { collector, makeTemplateDir, makeTempDir, runCli } from './helpers.js'
@@ -10,7 +12,7 @@ import { collector, makeTemplateDir, makeTempDir, runCli } from './helpers.js'
 const temp = makeTempDir('coder-cli-')
 process.env.RUNNER_TOOL_CACHE = join(temp.dir, 'tool-cache')
 process.env.RUNNER_TEMP = join(temp.dir, 'runner-temp')
-const { cliDownloadName, resolveCoderCli, runTemplatesPush, templatesPushArgs } =
+const { cliDownloadName, cliEnvironment, resolveCoderCli, runTemplatesPush, templatesPushArgs } =
   await import('../../src/coder/cli.js')
 const { CoderClient } = await import('../../src/coder/client.js')
 
@@ -84,6 +86,48 @@ describe('resolveCoderCli', () => {
       )
     } finally {
       await devBuild.close()
+    }
+  })
+
+  it('gives up on a download that never answers, naming the URL', async () => {
+    // tool-cache retries a failed attempt after 10-20 s; the abandoned download must end quickly
+    // once the test closes the server, so that nothing outlives the test file.
+    const globals = globalThis as Record<string, unknown>
+    globals.TEST_DOWNLOAD_TOOL_RETRY_MIN_SECONDS = 0
+    globals.TEST_DOWNLOAD_TOOL_RETRY_MAX_SECONDS = 0
+    const hanging = await startHangingServer()
+    const client = new CoderClient({ url: sandbox.url, token: sandbox.token })
+    try {
+      await expect(
+        resolveCoderCli({
+          coderUrl: hanging.url,
+          client,
+          platform: 'darwin',
+          arch: 'x64',
+          downloadTimeoutMs: 1_000
+        })
+      ).rejects.toThrow(
+        `Could not download the Coder CLI from ${hanging.url}/bin/coder-darwin-amd64: no complete answer within 1 s.`
+      )
+      expect(hanging.paths).toEqual(['/bin/coder-darwin-amd64'])
+
+      const controller = new AbortController()
+      const cancelled = resolveCoderCli({
+        coderUrl: hanging.url,
+        client,
+        platform: 'darwin',
+        arch: 'arm64',
+        signal: controller.signal
+      })
+      while (hanging.paths.length < 2) await new Promise((resolve) => setTimeout(resolve, 10))
+      controller.abort()
+      await expect(cancelled).rejects.toThrow(
+        `Cancelled while downloading the Coder CLI from ${hanging.url}/bin/coder-darwin-arm64.`
+      )
+    } finally {
+      await hanging.close()
+      delete globals.TEST_DOWNLOAD_TOOL_RETRY_MIN_SECONDS
+      delete globals.TEST_DOWNLOAD_TOOL_RETRY_MAX_SECONDS
     }
   })
 
@@ -169,6 +213,80 @@ describe('runTemplatesPush', () => {
     })
   })
 
+  it('gives the CLI none of the runner’s secrets, only the Coder URL and token', async () => {
+    const dump = join(temp.dir, 'child-env.json')
+    const cli = join(temp.dir, 'env-dump-cli')
+    writeFileSync(
+      cli,
+      `#!/usr/bin/env node\nrequire('node:fs').writeFileSync(${JSON.stringify(dump)}, JSON.stringify(process.env))\n`
+    )
+    chmodSync(cli, 0o755)
+    const planted: Record<string, string> = {
+      INPUT_CODER_TOKEN: 'planted-input',
+      'INPUT_GITOPS-TOKEN': 'planted-input-dash',
+      ACTIONS_RUNTIME_TOKEN: 'planted-runtime',
+      ACTIONS_ID_TOKEN_REQUEST_URL: 'https://planted.example/oidc',
+      GITHUB_TOKEN: 'planted-github',
+      NPM_AUTH_TOKEN: 'planted-npm',
+      aws_secret_access_key: 'planted-aws',
+      DB_Password: 'planted-db',
+      KUBECONFIG: '/planted/kubeconfig',
+      KUBECONFIG_DATA: 'planted-kubeconfig-data',
+      CODER_ORGANIZATION: 'planted-org',
+      CODER_URL: 'https://planted.example',
+      CODER_SESSION_TOKEN: 'planted-session',
+      https_proxy: 'http://proxy.example:3128',
+      NO_PROXY: '127.0.0.1,localhost',
+      SSL_CERT_FILE: '/etc/ssl/certs/ca.pem',
+      LC_ALL: 'C.UTF-8',
+      RUNNER_TEMP: process.env.RUNNER_TEMP!
+    }
+    const saved = Object.fromEntries(Object.keys(planted).map((k) => [k, process.env[k]]))
+    Object.assign(process.env, planted)
+    let result
+    try {
+      result = await runTemplatesPush({
+        ...base(),
+        cli,
+        version: 'v-env',
+        output: collector().stream
+      })
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name]
+        else process.env[name] = value
+      }
+    }
+    expect(result.exitCode).toBe(0)
+    const childEnv = JSON.parse(readFileSync(dump, 'utf8')) as Record<string, string>
+    expect(Object.keys(childEnv).filter((n) => /^(INPUT_|ACTIONS_)/i.test(n))).toEqual([])
+    expect(
+      Object.keys(childEnv).filter((n) => /TOKEN|SECRET|PASSWORD|KUBECONFIG/i.test(n))
+    ).toEqual(['CODER_SESSION_TOKEN'])
+    expect(JSON.stringify(childEnv)).not.toContain('planted-')
+    expect(childEnv).toMatchObject({
+      CODER_URL: sandbox.url,
+      CODER_SESSION_TOKEN: sandbox.token,
+      CODER_NO_VERSION_WARNING: 'true',
+      PATH: process.env.PATH,
+      https_proxy: 'http://proxy.example:3128',
+      NO_PROXY: '127.0.0.1,localhost',
+      SSL_CERT_FILE: '/etc/ssl/certs/ca.pem',
+      LC_ALL: 'C.UTF-8',
+      RUNNER_TEMP: process.env.RUNNER_TEMP
+    })
+    expect(childEnv.CODER_ORGANIZATION).toBeUndefined()
+    // The same rules as a pure function, for names a shell cannot set.
+    expect(
+      cliEnvironment({ HOME: '/home/runner', input_x: '1', Actions_y: '2' }, 'http://c', 't')
+    ).toEqual({
+      HOME: '/home/runner',
+      CODER_URL: 'http://c',
+      CODER_SESSION_TOKEN: 't',
+      CODER_NO_VERSION_WARNING: 'true'
+    })
+  })
+
   it('makes a relative directory absolute and omits --org and --message when unset', () => {
     const args = templatesPushArgs({ ...base(), directory: 'templates/docker', version: 'v2' })
     expect(args[4]).toBe(join(process.cwd(), 'templates/docker'))
@@ -202,6 +320,7 @@ describe('runTemplatesPush', () => {
       expect(result.exitCode).toBe(1) // ErrCanceled: exit 1, silently
       expect(result.signal).toBeNull()
       expect(result.stdout).toContain('Gracefully canceling...')
+      expectEchoEndedAt(out.text(), 'The time limit of 1500 ms is over; interrupting the CLI.')
       const version = sandbox.backend.findVersionByName('acme', 'docker', 'v-slow')!
       expect(
         sandbox.requests.some((r) => r.path === `/api/v2/templateversions/${version.id}/cancel`)
@@ -235,20 +354,29 @@ describe('runTemplatesPush', () => {
   it('interrupts the CLI when the action is cancelled', async () => {
     sandbox.importDelayMs = 20_000
     const controller = new AbortController()
+    // Cancel once the CLI polls its import: by then it handles SIGINT (fake-coder.mjs).
     const watcher = setInterval(() => {
-      if (sandbox.backend.findVersionByName('acme', 'docker', 'v-cancel')) controller.abort()
+      const version = sandbox.backend.findVersionByName('acme', 'docker', 'v-cancel')
+      const polled = sandbox.requests.some(
+        (r) => r.method === 'GET' && r.path === `/api/v2/templateversions/${version?.id}`
+      )
+      if (version && polled) controller.abort()
     }, 20)
+    const out = collector()
     try {
       const result = await runTemplatesPush({
         ...base(),
         version: 'v-cancel',
         signal: controller.signal,
         killGraceMs: 5_000,
-        output: collector().stream
+        output: out.stream
       })
       expect(result.aborted).toBe(true)
       expect(result.timedOut).toBe(false)
       expect(result.exitCode).not.toBe(0)
+      // The CLI went on printing after the cancel; none of it is shown after the resume token.
+      expect(result.stdout).toContain('Gracefully canceling...')
+      expectEchoEndedAt(out.text(), 'Cancelled; interrupting the CLI.')
     } finally {
       clearInterval(watcher)
       sandbox.importDelayMs = 30
@@ -296,3 +424,38 @@ describe('runTemplatesPush', () => {
     expect(result.stderr).toContain('could not start')
   })
 })
+
+/**
+ * The stop-commands section ends once, right before `notice`, and no CLI output follows it: the
+ * action's own annotations after a cancel or a time limit are workflow commands again.
+ */
+function expectEchoEndedAt(shown: string, notice: string): void {
+  const token = /^::stop-commands::(\S+)$/m.exec(shown)?.[1]
+  expect(token).toBeDefined()
+  const lines = shown.split('\n')
+  const resumeAt = lines.indexOf(`::${token}::`)
+  expect(resumeAt).toBeGreaterThan(0)
+  expect(lines.filter((line) => line.includes(`::${token}::`))).toHaveLength(1)
+  expect(lines.slice(resumeAt + 1)).toEqual([notice, ''])
+}
+
+/** Accepts connections and never answers. */
+async function startHangingServer(): Promise<{
+  url: string
+  paths: string[]
+  close: () => Promise<void>
+}> {
+  const paths: string[] = []
+  const server: Server = createServer((req: IncomingMessage) => {
+    paths.push(req.url ?? '')
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    paths,
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }
+}

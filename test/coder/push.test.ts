@@ -95,11 +95,59 @@ describe('pushTemplateVersion', () => {
     expect(outcome.reusedExistingVersion).toBe(true)
     expect(outcome.templateExisted).toBe(true)
     expect(sandbox.requests.filter((r) => r.path === '/api/v2/files').length).toBe(uploadsBefore)
-    expect(infos.join('\n')).toContain('A previous run already pushed version "v1.0.0"')
+    expect(infos.join('\n')).toContain(
+      'A re-run: a previous run of this commit already pushed version "v1.0.0"'
+    )
+  })
+
+  it('refuses a succeeded version with our name that this commit did not push', async () => {
+    const manual = 'hotfix pushed by hand '.repeat(20) // 440 characters
+    sandbox.seedVersion({ template: 'docker', name: 'v1.0.1', message: manual })
+    const before = pushes()
+    const failure = pushTemplateVersion(input('docker', 'v1.0.1', { message: 'feat: x (run 7)' }))
+    await expect(failure).rejects.toThrow(
+      /^The name is taken: Coder already holds version "v1.0.1" of template "docker" in organization "acme" \(ID [0-9a-f-]+, created by ci-bot, message "(hotfix pushed by hand ){9}ho…"\), but this commit did not push it .*Coder version names cannot be reused: push under a new version name\.$/
+    )
+    expect(pushes()).toBe(before)
+  })
+
+  it('accepts a differing message when isOwnVersion says the version is ours', async () => {
+    const seeded = sandbox.seedVersion({ template: 'docker', name: 'v1.0.2', message: 'other' })
+    const seen: string[] = []
+    const outcome = await pushTemplateVersion(
+      input('docker', 'v1.0.2', {
+        message: 'feat: x (run 7)',
+        isOwnVersion: (existing) => {
+          seen.push(existing.message)
+          return existing.id === seeded.id
+        }
+      })
+    )
+    expect(seen).toEqual(['other'])
+    expect(outcome).toMatchObject({ versionId: seeded.id, reusedExistingVersion: true })
+  })
+
+  it('refuses a foreign version found after the CLI’s duplicate-name error', async () => {
+    sandbox.seedVersion({ template: 'docker', name: 'v1.0.3', message: 'manual push' })
+    sandbox.failNextRequests(
+      '/api/v2/organizations/acme/templates/docker/versions/v1.0.3',
+      404,
+      1,
+      'No template version found by name "v1.0.3".'
+    )
+    await expect(
+      pushTemplateVersion(input('docker', 'v1.0.3', { message: 'feat: x (run 7)' }))
+    ).rejects.toThrow(/message "manual push"\), but this commit did not push it/)
+    expect(
+      sandbox.requests.some(
+        (r) =>
+          r.status === 409 && r.path.endsWith('/templateversions') && r.body?.includes('v1.0.3')
+      )
+    ).toBe(true)
   })
 
   it('continues after the CLI’s duplicate-name error when another run won the race', async () => {
-    sandbox.seedVersion({ template: 'docker', name: 'v1.1.0' })
+    sandbox.seedVersion({ template: 'docker', name: 'v1.1.0', message: 'feat: y (run 8)' })
     // The pre-flight misses it (as if the other run created it just after our check).
     sandbox.failNextRequests(
       '/api/v2/organizations/acme/templates/docker/versions/v1.1.0',
@@ -107,7 +155,9 @@ describe('pushTemplateVersion', () => {
       1,
       'No template version found by name "v1.1.0".'
     )
-    const outcome = await pushTemplateVersion(input('docker', 'v1.1.0'))
+    const outcome = await pushTemplateVersion(
+      input('docker', 'v1.1.0', { message: 'feat: y (run 8)' })
+    )
     expect(outcome.reusedExistingVersion).toBe(true)
     expect(outcome.versionId).toBe(
       sandbox.backend.findVersionByName('acme', 'docker', 'v1.1.0')!.id
@@ -135,8 +185,13 @@ describe('pushTemplateVersion', () => {
   })
 
   it('waits for an import another run started, then continues with it', async () => {
-    sandbox.seedVersion({ template: 'docker', name: 'v3.0.0', jobStatus: 'running' })
-    const done = pushTemplateVersion(input('docker', 'v3.0.0'))
+    sandbox.seedVersion({
+      template: 'docker',
+      name: 'v3.0.0',
+      jobStatus: 'running',
+      message: 'feat: z (run 9)'
+    })
+    const done = pushTemplateVersion(input('docker', 'v3.0.0', { message: 'feat: z (run 9)' }))
     await new Promise((resolve) => setTimeout(resolve, 100))
     const running = sandbox.backend.findVersionByName('acme', 'docker', 'v3.0.0')!
     expect(running.jobStatus).toBe('running')

@@ -253,8 +253,10 @@ describe('the gate, end to end', () => {
     const versions = w.coder.backend.listVersions(OWNER, 'docker').length
     const commits = w.github.commits(OWNER, GITOPS_REPO, 'main').length
     const tests = w.kube.store.list(NAMESPACE).length
-    const second = await w.run()
+    // Another workflow run of the same commit: a new run URL, the same inputs.
+    const second = await w.run({}, { runId: '4243' })
     expect(second.exitCode).toBe(0)
+    expect(second.stdout).toContain('already pushed')
     expect(second.outputs['commit-sha']).toBe('')
     expect(second.outputs['promotion-result']).toBe('AlreadyActive')
     expect(second.outputs['version-id']).toBe(first.outputs['version-id'])
@@ -263,6 +265,19 @@ describe('the gate, end to end', () => {
     expect(w.kube.store.list(NAMESPACE)).toHaveLength(tests)
     expect(activeVersionName(w)).toBe('v1.0.0')
     expectNoSecrets(w, second)
+  })
+
+  it('refuses a version of our name that this commit did not push (a moved tag, a manual push)', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    w.coder.seedVersion({ template: 'docker', name: 'v1.0.0', message: 'pushed by hand' })
+    const commits = w.github.commits(OWNER, GITOPS_REPO, 'main').length
+    const run = await w.run()
+    expect(run.exitCode).toBe(1)
+    expect(run.stdout).toContain('this commit did not push it')
+    expect(w.github.commits(OWNER, GITOPS_REPO, 'main')).toHaveLength(commits)
+    expect(promoteRequests(w)).toBe(0)
+    expectNoSecrets(w, run)
   })
 
   it('retries the commit after a concurrent writer moved the branch', async () => {

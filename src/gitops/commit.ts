@@ -18,7 +18,14 @@ export interface CommitManifestInput {
   /** Read-and-write attempts against concurrent writers. Default 5. */
   maxAttempts?: number
   signal?: AbortSignal
+  /**
+   * Time limit of each GitHub call (the retry plugin's attempts included). Default 30000. Without it
+   * only undici's 300 s header/body timeouts apply, once per retry.
+   */
+  requestTimeoutMs?: number
 }
+
+export const DEFAULT_GITHUB_REQUEST_TIMEOUT_MS = 30000
 
 export interface CommitOutcome {
   status: 'created' | 'unchanged'
@@ -108,6 +115,30 @@ function accessError(
   return new Error(text, { cause })
 }
 
+/** One GitHub call's request options: the caller's signal plus a time limit of its own. */
+interface TimedCall {
+  request: { signal: AbortSignal }
+  timedOut(): boolean
+}
+
+// An aborted call is not retried (octokit.ts stopOnAbort), so the limit bounds the call.
+function timedCall(signal: AbortSignal | undefined, timeoutMs: number): TimedCall {
+  const limit = AbortSignal.timeout(timeoutMs)
+  return {
+    request: { signal: signal ? AbortSignal.any([signal, limit]) : limit },
+    timedOut: () => limit.aborted && !signal?.aborted
+  }
+}
+
+/** The call's time limit passed: names the repository and what was being done, never the token. */
+function timeoutError(doing: string, timeoutMs: number, cause: unknown): Error {
+  return new Error(
+    `GitHub did not answer within ${timeoutMs} ms while ${doing}. Check GITHUB_API_URL, the ` +
+      "runner's network and https://www.githubstatus.com, then try again.",
+    { cause }
+  )
+}
+
 function decodeContent(data: unknown): string | null {
   const file = data as { type?: string; encoding?: string; content?: string }
   if (Array.isArray(data) || file.type !== 'file') return null
@@ -124,16 +155,19 @@ export async function commitManifest(input: CommitManifestInput): Promise<Commit
   const repository = `${owner}/${repo}`
   const isSame = input.isSame ?? ((existing: string) => existing === content)
   const maxAttempts = Math.max(1, input.maxAttempts ?? 5)
-  const request = signal ? { signal } : {}
+  const timeoutMs = input.requestTimeoutMs ?? DEFAULT_GITHUB_REQUEST_TIMEOUT_MS
   signal?.throwIfAborted()
 
   let branch = input.branch
   if (branch === '') {
+    const call = timedCall(signal, timeoutMs)
     try {
-      const { data } = await octokit.rest.repos.get({ owner, repo, request })
+      const { data } = await octokit.rest.repos.get({ owner, repo, request: call.request })
       branch = data.default_branch
     } catch (error) {
-      throw toUserError(error, repository, `reading the default branch of ${repository}`, signal)
+      const doing = `reading the default branch of ${repository}`
+      if (call.timedOut()) throw timeoutError(doing, timeoutMs, error)
+      throw toUserError(error, repository, doing, signal)
     }
   }
   const where = `${path} on branch ${branch} of ${repository}`
@@ -141,7 +175,7 @@ export async function commitManifest(input: CommitManifestInput): Promise<Commit
   let lastConflict = ''
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     signal?.throwIfAborted()
-    const existing = await readFile(input, branch, where)
+    const existing = await readFile(input, branch, where, timeoutMs)
     if (existing !== null) {
       if (isSame(existing.content)) {
         return {
@@ -154,6 +188,7 @@ export async function commitManifest(input: CommitManifestInput): Promise<Commit
       }
       throw new ManifestConflictError(repository, branch, path)
     }
+    const call = timedCall(signal, timeoutMs)
     try {
       const { data } = await octokit.rest.repos.createOrUpdateFileContents({
         owner,
@@ -162,7 +197,7 @@ export async function commitManifest(input: CommitManifestInput): Promise<Commit
         branch,
         message,
         content: Buffer.from(content, 'utf8').toString('base64'),
-        request
+        request: call.request
       })
       return {
         status: 'created',
@@ -172,6 +207,9 @@ export async function commitManifest(input: CommitManifestInput): Promise<Commit
         branch
       }
     } catch (error) {
+      // guess: a write whose answer never came may still have landed; the caller's re-run then finds
+      // the file identical (unchanged), so no retry here.
+      if (call.timedOut()) throw timeoutError(`writing ${where}`, timeoutMs, error)
       const github = asGitHubError(error)
       if (github && isConcurrentWrite(github)) {
         // Another writer changed the branch between our read and our write: read again.
@@ -194,17 +232,19 @@ export async function commitManifest(input: CommitManifestInput): Promise<Commit
 async function readFile(
   input: CommitManifestInput,
   branch: string,
-  where: string
+  where: string,
+  timeoutMs: number
 ): Promise<{ content: string; htmlUrl: string } | null> {
   const { octokit, owner, repo, path, signal } = input
   const repository = `${owner}/${repo}`
+  const call = timedCall(signal, timeoutMs)
   try {
     const { data } = await octokit.rest.repos.getContent({
       owner,
       repo,
       path,
       ref: branch,
-      request: signal ? { signal } : {}
+      request: call.request
     })
     const content = decodeContent(data)
     if (content === null) {
@@ -212,6 +252,7 @@ async function readFile(
     }
     return { content, htmlUrl: (data as { html_url?: string }).html_url ?? '' }
   } catch (error) {
+    if (call.timedOut()) throw timeoutError(`reading ${where}`, timeoutMs, error)
     const github = asGitHubError(error)
     if (github?.status === 404) {
       if (/No commit found for the ref/i.test(github.message)) {
@@ -240,8 +281,19 @@ function toUserError(
   signal: AbortSignal | undefined
 ): Error {
   // A cancel is reported as the cancel, not as a GitHub failure.
-  if (signal?.aborted) return signal.reason instanceof Error ? signal.reason : new Error('aborted')
+  if (signal?.aborted) return abortReason(signal)
   const github = asGitHubError(error)
   if (!github) return error instanceof Error ? error : new Error(String(error))
   return accessError(github, repository, doing, error)
+}
+
+// Duck-typed: the reason (a DOMException) may come from another realm, where `instanceof Error` fails.
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason
+  if (typeof reason === 'object' && reason !== null && 'message' in reason && 'name' in reason) {
+    return reason as Error
+  }
+  const error = new Error('the operation was aborted')
+  error.name = 'AbortError'
+  return error
 }

@@ -35,6 +35,26 @@ export interface GitOpsOctokitOptions {
 // plugin, so that the number of attempts stays bounded by one plugin).
 const DO_NOT_RETRY = [400, 401, 403, 404, 409, 410, 422, 429, 451]
 
+// A request whose signal aborted (the caller's cancel, or commitManifest's per-call time limit) must
+// not be retried: fetch's abort becomes a RequestError 500 (an AbortError from another realm, or a
+// TimeoutError, is not recognised as an abort), which the retry plugin would re-send after its waits
+// on the already-aborted signal. Registered before the retry plugin, so its error hook runs first and
+// rethrows the abort reason, which carries no `request` and so is not retried.
+function stopOnAbort(octokit: {
+  hook: {
+    error(
+      name: 'request',
+      hook: (error: unknown, options: { request?: { signal?: AbortSignal | null } }) => unknown
+    ): void
+  }
+}): void {
+  octokit.hook.error('request', (error, options) => {
+    const signal = options.request?.signal
+    if (signal?.aborted) throw signal.reason ?? error
+    throw error
+  })
+}
+
 export function createGitOpsOctokit(options: GitOpsOctokitOptions): GitOpsOctokit {
   const rateLimitRetries = options.rateLimitRetries ?? 2
   const maxWaitSeconds = options.maxRateLimitWaitSeconds ?? 120
@@ -94,6 +114,7 @@ export function createGitOpsOctokit(options: GitOpsOctokitOptions): GitOpsOctoki
         onSecondaryRateLimit: onLimit('secondary')
       }
     },
+    stopOnAbort,
     retry,
     throttling
   )

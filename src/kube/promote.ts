@@ -46,12 +46,18 @@ function templatesPath(namespace: string): string {
  */
 export async function postPromotion(options: PromoteOptions): Promise<PromoteAnswer> {
   const path = `${templatesPath(options.namespace)}/${encodeURIComponent(options.template)}/promote`
+  const timeoutMs = options.timeoutMs ?? DEFAULT_PROMOTE_TIMEOUT_MS
   try {
     const response = await kubeRequest(options.kc, {
       method: 'POST',
       path,
-      // §2.4: dry-run must be exactly `All`.
-      query: options.dryRun ? { dryRun: 'All' } : undefined,
+      query: {
+        // §2.4: dry-run must be exactly `All`.
+        dryRun: options.dryRun ? 'All' : undefined,
+        // §2.4 time budgets: the API server allows a create 34 s; a shorter `?timeout=` lowers its
+        // deadline, so an attempted activation is answered (Promoted/409/503) before we give up.
+        timeout: serverTimeout(timeoutMs)
+      },
       // §2.4: the E2E and the unit tests send apiVersion and kind with the spec.
       body: {
         apiVersion: AGGREGATION_API_VERSION,
@@ -59,7 +65,7 @@ export async function postPromotion(options: PromoteOptions): Promise<PromoteAns
         spec: { versionID: options.versionID }
       },
       signal: options.signal,
-      timeoutMs: options.timeoutMs ?? DEFAULT_PROMOTE_TIMEOUT_MS
+      timeoutMs
     })
     const answer: PromoteAnswer = {
       httpStatus: response.status,
@@ -74,6 +80,16 @@ export async function postPromotion(options: PromoteOptions): Promise<PromoteAns
     }
     throw err
   }
+}
+
+/**
+ * The `?timeout=` for a client timeout: whole seconds rounded down (`30000` → `30s`), so the server's
+ * deadline never falls after ours. Below one second, milliseconds (Go's time.ParseDuration, which the
+ * API server uses, accepts `500ms`; guess: `0s` would be read as "no timeout given").
+ */
+export function serverTimeout(timeoutMs: number): string {
+  const ms = Math.max(1, Math.floor(timeoutMs))
+  return ms >= 1000 ? `${Math.floor(ms / 1000)}s` : `${ms}ms`
 }
 
 function isPromotion(body: unknown): body is CoderTemplateVersionPromotion {
@@ -160,12 +176,12 @@ export async function readActiveVersionID(options: ReadActiveOptions): Promise<s
     metadata?: { labels?: Record<string, string> }
     status?: { active?: unknown; id?: unknown }
   }[]) {
-    // The label selector already filters; check again in case a server ignores it.
+    // The label selector already filters; check again in case a server ignores it. An item without
+    // the labels (§2.3: every version carries them) proves nothing about this template: skip it.
     const labels = item?.metadata?.labels
     if (
-      labels &&
-      (labels['aggregation.coder.com/organization'] !== organization ||
-        labels['aggregation.coder.com/template'] !== templateName)
+      labels?.['aggregation.coder.com/organization'] !== organization ||
+      labels?.['aggregation.coder.com/template'] !== templateName
     ) {
       continue
     }

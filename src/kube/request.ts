@@ -56,6 +56,20 @@ export class KubeTimeoutError extends Error {
   }
 }
 
+/** The kubeconfig's exec credential plugin did not answer within the request's client timeout. */
+export class KubeAuthTimeoutError extends Error {
+  override name = 'KubeAuthTimeoutError'
+  constructor(
+    readonly server: string,
+    timeoutMs: number
+  ) {
+    super(
+      `the kubeconfig's credential plugin did not answer within ${timeoutMs} ms ` +
+        `(authenticating to the Kubernetes API server at ${server}); check the exec plugin of the kube user`
+    )
+  }
+}
+
 export function isAbortError(err: unknown): boolean {
   return (
     typeof err === 'object' && err !== null && (err as { name?: unknown }).name === 'AbortError'
@@ -98,10 +112,14 @@ export async function kubeRequest(kc: KubeConfig, request: KubeRequest): Promise
     return new KubeTransportError(server, transportDetail(err))
   }
   try {
-    // Token, client certificates, exec plugins and TLS settings of the kubeconfig.
-    await kc.applySecurityAuthentication(ctx)
+    // Token, client certificates, exec plugins and TLS settings of the kubeconfig. An exec plugin is a
+    // child process that may never answer, and client-node gives it no time limit: race it against
+    // the request's own signal and timeout. (The abandoned child is left to end by itself: client-node
+    // does not expose it.)
+    await untilAborted(kc.applySecurityAuthentication(ctx), signals)
   } catch (err) {
     if (request.signal?.aborted) throw new KubeAbortError()
+    if (timeoutSignal?.aborted) throw new KubeAuthTimeoutError(server, request.timeoutMs ?? 0)
     // No `cause`: an auth plugin's error may echo its output (a credential); keep only the first line.
     // eslint-disable-next-line preserve-caught-error
     throw new Error(
@@ -118,6 +136,28 @@ export async function kubeRequest(kc: KubeConfig, request: KubeRequest): Promise
     throw failure(err)
   }
   return { status, body: parseJson(text) }
+}
+
+/** `work`, or a rejection as soon as one of the signals aborts (the work itself is not stopped). */
+function untilAborted<T>(work: Promise<T>, signals: AbortSignal[]): Promise<T> {
+  if (signals.length === 0) return work
+  const signal = AbortSignal.any(signals)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    if (signal.aborted) onAbort()
+    // Handled even after an abort settled the race: a late failure is no unhandled rejection.
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(err)
+      }
+    )
+  })
 }
 
 /** `Status.message` of an error answer, or a short description when the body is no Status. */

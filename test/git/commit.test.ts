@@ -281,6 +281,71 @@ describe('commitManifest', () => {
   })
 })
 
+describe('commitManifest: every GitHub call has its own time limit', () => {
+  // delayUnitMs 600000: were an aborted call retried by the retry plugin, its first wait alone
+  // would outlast the test's time limit.
+  const slowRetries = () => client({ delayUnitMs: 600_000 }).octokit
+
+  for (const [stage, hangAfter, doing] of [
+    ['the default branch read', 0, 'reading the default branch of acme/REPO'],
+    ['the file read', 1, `reading ${MANIFEST_PATH} on branch main of acme/REPO`],
+    ['the write', 2, `writing ${MANIFEST_PATH} on branch main of acme/REPO`]
+  ] as const) {
+    it(`fails clearly when ${stage} gets no answer within requestTimeoutMs`, async () => {
+      const repo = newRepo()
+      let seen = 0
+      const stop = sandbox.beforeRequest(() => {
+        if (seen++ === hangAfter) sandbox.hangNextRequests(1)
+      })
+      try {
+        const error = await commitManifest({
+          ...baseInput(repo, slowRetries()),
+          requestTimeoutMs: 200
+        }).then(
+          () => new Error('expected commitManifest to fail'),
+          (e: unknown) => e as Error
+        )
+        expect(error.message).toBe(
+          `GitHub did not answer within 200 ms while ${doing.replace('REPO', repo)}. Check ` +
+            "GITHUB_API_URL, the runner's network and https://www.githubstatus.com, then try again."
+        )
+        expect(error.message).not.toContain(sandbox.token)
+        expect(inspect(error, { depth: 20 })).not.toContain(sandbox.token)
+        // The calls before the hung one were answered; the hung one was not retried (a retry
+        // would wait delayUnitMs first).
+        expect(
+          requestsFor(repo)
+            .filter((r) => r.status !== 0)
+            .map((r) => r.status)
+        ).toEqual([200, 404].slice(0, hangAfter))
+        expect(requestsFor(repo).filter((r) => r.status === 0).length).toBeLessThanOrEqual(1)
+      } finally {
+        stop()
+      }
+    })
+  }
+
+  it("reports the caller's abort during a hung request as the abort, not as a timeout", async () => {
+    const repo = newRepo()
+    sandbox.hangNextRequests(1)
+    const controller = new AbortController()
+    const pending = commitManifest({
+      ...baseInput(repo, slowRetries()),
+      signal: controller.signal,
+      requestTimeoutMs: 60_000
+    })
+    while (requestsFor(repo).length === 0) await new Promise((r) => setTimeout(r, 5))
+    controller.abort()
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' })
+  })
+
+  it('keeps working calls under the limit (the limit is per call, not per commit)', async () => {
+    const repo = newRepo()
+    const outcome = await commitManifest({ ...baseInput(repo), requestTimeoutMs: 5000 })
+    expect(outcome.status).toBe('created')
+  })
+})
+
 describe('createGitOpsOctokit: the plugins do the transport retries', () => {
   it('retries 5xx answers through the retry plugin', async () => {
     const repo = newRepo()

@@ -186,7 +186,15 @@ describe('postPromotion', () => {
         kind: 'CoderTemplateVersionPromotion',
         spec: { versionID }
       })
-      expect([...request.query.entries()]).toEqual(c.n === 203 ? [['dryRun', 'All']] : [])
+      // §2.4 time budgets: the default client timeout (30 s) lowers the server's deadline.
+      expect([...request.query.entries()]).toEqual(
+        c.n === 203
+          ? [
+              ['dryRun', 'All'],
+              ['timeout', '30s']
+            ]
+          : [['timeout', '30s']]
+      )
     })
   }
 
@@ -203,6 +211,26 @@ describe('postPromotion', () => {
     expect(answer.message).toBe(
       `the Kubernetes API server at ${server.url} did not answer within 150 ms`
     )
+    expect(lastPromote().query.get('timeout')).toBe('150ms')
+  })
+
+  it('sends the client timeout as ?timeout= in whole seconds, rounded down', async () => {
+    for (const [timeoutMs, sent] of [
+      [20000, '20s'],
+      [25999, '25s'],
+      [1000, '1s']
+    ] as const) {
+      await postPromotion({
+        kc: kubeConfigFor(server),
+        namespace: NS,
+        template: TEMPLATE,
+        versionID: uuid(201),
+        dryRun: true,
+        timeoutMs
+      })
+      expect(lastPromote().query.getAll('timeout')).toEqual([sent])
+      expect(lastPromote().query.getAll('dryRun')).toEqual(['All'])
+    }
   })
 
   it('returns httpStatus 0 with the transport error on a refused connection', async () => {
@@ -287,6 +315,40 @@ describe('readActiveVersionID', () => {
     expect(list?.query.get('labelSelector')).toBe(
       'aggregation.coder.com/organization=acme,aggregation.coder.com/template=docker'
     )
+  })
+
+  it('ignores listed items without the organization and template labels (or with other values)', async () => {
+    templateAnswer = {
+      status: 403,
+      body: statusBody(403, 'Forbidden', 'cannot get codertemplates')
+    }
+    const unlabeled = (id: string, labels?: Record<string, string>): unknown => ({
+      kind: 'CoderTemplateVersion',
+      metadata: { name: `x-${id.slice(-4)}`, ...(labels ? { labels } : {}) },
+      status: { id, active: true, archived: false }
+    })
+    versionsAnswer = {
+      status: 200,
+      body: {
+        kind: 'CoderTemplateVersionList',
+        items: [
+          unlabeled(uuid(5)),
+          unlabeled(uuid(6), {}),
+          unlabeled(uuid(7), { 'aggregation.coder.com/template': 'docker' }),
+          unlabeled(uuid(8), { 'aggregation.coder.com/organization': 'acme' }),
+          unlabeled(uuid(9), {
+            'aggregation.coder.com/organization': 'other',
+            'aggregation.coder.com/template': 'docker'
+          })
+        ]
+      }
+    }
+    expect(await read()).toBeNull()
+    versionsAnswer = {
+      status: 200,
+      body: { items: [unlabeled(uuid(5)), version(uuid(3), true)] }
+    }
+    expect(await read()).toBe(uuid(3))
   })
 
   it('returns null when no listed version is active', async () => {

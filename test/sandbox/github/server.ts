@@ -61,6 +61,11 @@ export interface GitHubSandbox {
   injectConflicts(count: number, kind: 409 | 422): void
   injectServerErrors(count: number, status?: number): void
   injectRateLimit(count: number, fault?: RateLimitFault): void
+  /**
+   * The next `count` authenticated requests get no answer: the connection stays open until the
+   * client gives up or the sandbox closes. Recorded with status 0.
+   */
+  hangNextRequests(count: number): void
   close(): Promise<void>
 }
 
@@ -123,6 +128,7 @@ export async function startGitHubSandbox(
   const conflictFaults: Array<409 | 422> = []
   const serverErrorFaults: number[] = []
   const rateLimitFaults: RateLimitFault[] = []
+  let requestsToHang = 0
   let nextRepoId = 1000
   let otherWriterFiles = 0
   let apiCalls = 0
@@ -498,6 +504,18 @@ export async function startGitHubSandbox(
       if (!canRead) throw new HttpFailure(401, 'Bad credentials', DOCS.rest)
       apiCalls += 1
       for (const listener of requestListeners) listener(method, url.pathname + url.search)
+      if (requestsToHang > 0) {
+        requestsToHang -= 1
+        requests.push({
+          method,
+          path: req.url ?? '',
+          status: 0,
+          at: Date.now(),
+          ...(requestBody === '' ? {} : { body: requestBody }),
+          headers: redactedHeaders(req)
+        })
+        return
+      }
       const rateFault = rateLimitFaults.shift()
       if (rateFault) throw rateLimitFailure(rateFault)
       const serverError = serverErrorFaults.shift()
@@ -632,6 +650,9 @@ export async function startGitHubSandbox(
     },
     injectRateLimit(count, fault = {}) {
       for (let i = 0; i < count; i++) rateLimitFaults.push(fault)
+    },
+    hangNextRequests(count) {
+      requestsToHang += count
     },
     close() {
       return new Promise<void>((resolve, reject) => {

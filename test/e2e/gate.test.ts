@@ -91,7 +91,7 @@ describe('the gate, end to end', () => {
     const promote = w.kube.requests.filter((r) => r.path.includes('/promote'))
     expect(promote).toHaveLength(1)
     expect(promote[0]!.path).toBe(
-      `/apis/aggregation.coder.com/v1alpha1/namespaces/${NAMESPACE}/codertemplates/acme.docker/promote`
+      `/apis/aggregation.coder.com/v1alpha1/namespaces/${NAMESPACE}/codertemplates/acme.docker/promote?timeout=30s`
     )
     expect(JSON.parse(promote[0]!.body!)).toMatchObject({ spec: { versionID: pushed.id } })
     expect(run.summary).toContain('✅ docker v1.0.0 passed its test and was promoted')

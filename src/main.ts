@@ -5,6 +5,7 @@ import { statSync } from 'node:fs'
 import * as core from '@actions/core'
 import type { KubeConfig } from '@kubernetes/client-node'
 import type { CoderTemplateTest } from './api.js'
+import { raceAbort } from './abort.js'
 import { CoderClient } from './coder/client.js'
 import { resolveCoderCli } from './coder/cli.js'
 import { pushTemplateVersion } from './coder/push.js'
@@ -476,28 +477,9 @@ function fillFromSettings(report: RunReport, settings: Settings): void {
   }
 }
 
-/** Settles with the promise, or rejects at once when the run is cancelled. */
+/** Settles with the promise, or rejects when the run is cancelled (after graceMs). */
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, graceMs = 0): Promise<T> {
-  if (signal.aborted) {
-    promise.catch(() => {})
-    return Promise.reject(new CancelledError('cancelled'))
-  }
-  return new Promise<T>((resolve, reject) => {
-    // graceMs lets a step finish its own cancel (the CLI cancels the import on SIGINT).
-    const onAbort = (): void =>
-      void setTimeout(() => reject(new CancelledError('cancelled')), graceMs).unref()
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      }
-    )
-  })
+  return raceAbort(promise, signal, { graceMs, error: () => new CancelledError('cancelled') })
 }
 
 async function activeVersionOf(

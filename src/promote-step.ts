@@ -1,6 +1,7 @@
 // The promote step: one request per attempt, decided by the pure table in promotion.ts, with a
 // re-read of the active version before any retry after an unclear answer (coder-k8s-api.md §2.4).
 // The I/O is injected so that the loop runs unchanged against any API server.
+import { setTimeout as delay } from 'node:timers/promises'
 import {
   decideAfterReread,
   decideAnswer,
@@ -116,17 +117,7 @@ async function safeRead(input: PromoteStepInput): Promise<string | null> {
 }
 
 export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted)
-      return reject(new PromotionCancelledError('The run was cancelled; nothing was promoted.'))
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(new PromotionCancelledError('The run was cancelled; nothing was promoted.'))
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
+  return delay(ms, undefined, { signal }).catch(() => {
+    throw new PromotionCancelledError('The run was cancelled; nothing was promoted.')
   })
 }

@@ -1,4 +1,5 @@
 // The Coder CLI: where it comes from (coder-cli.md §4) and how `templates push` runs (§1).
+import { raceAbort } from '../abort.js'
 import * as core from '@actions/core'
 import * as tc from '@actions/tool-cache'
 import { spawn } from 'node:child_process'
@@ -120,39 +121,24 @@ async function raceDownload(
   timeoutMs: number,
   signal: AbortSignal | undefined
 ): Promise<string> {
-  let stopped = false
-  // The abandoned download runs on (it cannot be stopped); drop its file and its error.
+  const limit = AbortSignal.timeout(timeoutMs)
+  const stop = signal ? AbortSignal.any([signal, limit]) : limit
+  // The abandoned download runs on (tool-cache cannot stop it): drop its file when it lands.
   download.then(
     (file) => {
-      if (stopped) void rm(file, { force: true }).catch(() => {})
+      if (stop.aborted) void rm(file, { force: true }).catch(() => {})
     },
     () => {}
   )
-  let timer: NodeJS.Timeout | undefined
-  let onAbort: (() => void) | undefined
-  const limit = new Promise<never>((_resolve, reject) => {
-    const stop = (message: string): void => {
-      stopped = true
-      reject(new DownloadStopped(message))
-    }
-    timer = setTimeout(
-      () =>
-        stop(
-          `Could not download the Coder CLI from ${shownUrl}: no complete answer within ${timeoutMs / 1000} s. ` +
-            'Check that coder-url is reachable from the runner, or set the coder-cli input to a coder binary.'
-        ),
-      timeoutMs
-    )
-    onAbort = () => stop(`Cancelled while downloading the Coder CLI from ${shownUrl}.`)
-    if (signal?.aborted) onAbort()
-    else signal?.addEventListener('abort', onAbort, { once: true })
+  return raceAbort(download, stop, {
+    error: () =>
+      new DownloadStopped(
+        limit.aborted
+          ? `Could not download the Coder CLI from ${shownUrl}: no complete answer within ${timeoutMs / 1000} s. ` +
+              'Check that coder-url is reachable from the runner, or set the coder-cli input to a coder binary.'
+          : `Cancelled while downloading the Coder CLI from ${shownUrl}.`
+      )
   })
-  try {
-    return await Promise.race([download, limit])
-  } finally {
-    clearTimeout(timer)
-    if (onAbort) signal?.removeEventListener('abort', onAbort)
-  }
 }
 
 /** A coder-url may carry user:password; messages show it without them. */

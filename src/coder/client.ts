@@ -1,5 +1,6 @@
 // Coder REST client: the few reads the gate needs (coder-cli.md §3).
 // Errors say what failed and what to check; they never contain the session token.
+import { setTimeout as delay } from 'node:timers/promises'
 
 export interface CoderBuildInfo {
   version: string
@@ -298,20 +299,9 @@ function describeNetworkError(error: unknown): string {
   return String(error)
 }
 
+/** Node's abortable timer; a cancel rejects with the signal's reason, like every other wait here. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason)
-      return
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(signal?.reason)
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
+  return delay(ms, undefined, { signal }).catch((error: unknown) => {
+    throw signal?.aborted ? signal.reason : error
   })
 }

@@ -4,6 +4,7 @@
 // ctx.getDispatcher() (action-ecosystem.md §6.3). We send through client-node's exported
 // IsomorphicFetchHttpLibrary so the dispatcher and fetch come from the same undici (client-node's
 // undici 8); the undici hoisted in our node_modules is 6.x and would not match that dispatcher.
+import { raceAbort } from '../abort.js'
 import { HttpMethod, IsomorphicFetchHttpLibrary, RequestContext } from '@kubernetes/client-node'
 import type { KubeConfig } from '@kubernetes/client-node'
 import type { KubeStatus } from '../api.js'
@@ -116,7 +117,8 @@ export async function kubeRequest(kc: KubeConfig, request: KubeRequest): Promise
     // child process that may never answer, and client-node gives it no time limit: race it against
     // the request's own signal and timeout. (The abandoned child is left to end by itself: client-node
     // does not expose it.)
-    await untilAborted(kc.applySecurityAuthentication(ctx), signals)
+    const auth = kc.applySecurityAuthentication(ctx)
+    await (signals.length > 0 ? raceAbort(auth, AbortSignal.any(signals)) : auth)
   } catch (err) {
     if (request.signal?.aborted) throw new KubeAbortError()
     if (timeoutSignal?.aborted) throw new KubeAuthTimeoutError(server, request.timeoutMs ?? 0)
@@ -139,26 +141,6 @@ export async function kubeRequest(kc: KubeConfig, request: KubeRequest): Promise
 }
 
 /** `work`, or a rejection as soon as one of the signals aborts (the work itself is not stopped). */
-function untilAborted<T>(work: Promise<T>, signals: AbortSignal[]): Promise<T> {
-  if (signals.length === 0) return work
-  const signal = AbortSignal.any(signals)
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    if (signal.aborted) onAbort()
-    // Handled even after an abort settled the race: a late failure is no unhandled rejection.
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(err)
-      }
-    )
-  })
-}
 
 /** `Status.message` of an error answer, or a short description when the body is no Status. */
 export function statusMessage(response: KubeResponse): string {

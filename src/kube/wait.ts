@@ -3,6 +3,7 @@
 // resourceVersion; on stream end, error, 410 Gone or inactivity: re-read and re-watch. NotFound is
 // waiting, bounded by the sync deadline. Facts: coder-k8s-api.md §1.1 (REST path, watch with
 // fieldSelector), action-ecosystem.md §6.4 (client-node 2.0.1 Watch, 30 s inactivity timeout).
+import { setTimeout as delay } from 'node:timers/promises'
 import { Watch } from '@kubernetes/client-node'
 import type { KubeConfig } from '@kubernetes/client-node'
 import { TEST_API_VERSION, TEST_PLURAL } from '../api.js'
@@ -394,17 +395,9 @@ function jitter(ms: number): number {
   return Math.round(ms * (0.75 + Math.random() * 0.5))
 }
 
+/** Node's abortable timer, cut at the deadline. */
 function sleep(ms: number, signal: AbortSignal, untilDeadlineMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const wait = Math.max(0, Math.min(ms, untilDeadlineMs))
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(new KubeAbortError())
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, wait)
-    signal.addEventListener('abort', onAbort, { once: true })
+  return delay(Math.max(0, Math.min(ms, untilDeadlineMs)), undefined, { signal }).catch(() => {
+    throw new KubeAbortError()
   })
 }

@@ -261,7 +261,7 @@ export function parseInputs(
       versionSource,
       versionRaw,
       message: message || defaultMessage(context, runUrl),
-      commitSha: context.sha,
+      commitSha: revisionOf(context),
       variables,
       coderCli: raw('coder-cli'),
       namespace,
@@ -380,8 +380,20 @@ export function normaliseRelativePath(text: string, fallback: string): string | 
   return parts.join('/')
 }
 
+/**
+ * The commit a version of this run is named after: the PR head for pull requests (as in
+ * pr-<number>-<sha7>), else GITHUB_SHA. A new run of the same PR head, after its base moved, has
+ * another merge commit but the same version name, and must still know the version as its own.
+ */
+function revisionOf(context: RunContext): string {
+  return context.pullRequest && context.eventName.startsWith('pull_request')
+    ? context.pullRequest.headSha
+    : context.sha
+}
+
 function defaultMessage(context: RunContext, runUrl: string): string {
-  const subject = context.subject.split(/\r?\n/)[0]?.trim() || `Commit ${context.sha.slice(0, 7)}`
-  const commit = context.sha ? `commit ${context.sha.slice(0, 12)}, ` : ''
+  const sha = revisionOf(context)
+  const subject = context.subject.split(/\r?\n/)[0]?.trim() || `Commit ${sha.slice(0, 7)}`
+  const commit = sha ? `commit ${sha.slice(0, 12)}, ` : ''
   return `${subject} (${commit}${runUrl})`
 }

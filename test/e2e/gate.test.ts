@@ -177,13 +177,42 @@ describe('the gate, end to end', () => {
     expectNoSecrets(w, run)
   })
 
-  it('waits through a controller that is down for a while', async () => {
+  it('waits through a controller that is down before the first status', async () => {
     const w = await newWorld()
     w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
     w.kube.controller!.script('docker-v1-0-0', { downForMs: 1500 })
     const run = await w.run()
     expect(run.exitCode).toBe(0)
-    expect(run.stdout).toContain('waiting for the controller to write the first status')
+    expect(run.summary).toContain('(no status)')
+    expectNoSecrets(w, run)
+  })
+
+  it('waits through a controller outage in the middle of the test, and promotes only after it', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    w.kube.controller!.script('docker-v1-0-0', { stepDelayMs: 100 })
+    let recoveredAt = 0
+    const run = await w.run(
+      {},
+      {},
+      {
+        onStdout: (text) => {
+          if (recoveredAt === 0 && text.includes('Running / WaitingForBuild')) {
+            recoveredAt = -1
+            w.kube.controller!.setDown(true)
+            setTimeout(() => {
+              expect(promoteRequests(w)).toBe(0)
+              recoveredAt = Date.now()
+              w.kube.controller!.setDown(false)
+            }, 1500)
+          }
+        }
+      }
+    )
+    expect(recoveredAt).toBeGreaterThan(0)
+    expect(run.exitCode).toBe(0)
+    expect(run.outputs['promotion-result']).toBe('Promoted')
+    expect(w.kube.firstPromoteAt!).toBeGreaterThan(recoveredAt)
     expectNoSecrets(w, run)
   })
 
@@ -395,7 +424,29 @@ describe('inputs and early failures, end to end', () => {
     ],
     ['an unknown kube context', { 'kube-context': 'nope' }, 'Input "kube-context" is invalid'],
     ['a kubeconfig that is not YAML', { kubeconfig: 'token: [' }, 'Input "kubeconfig" is invalid'],
-    ['a missing token', { 'coder-token': '' }, 'Input "coder-token" is required']
+    ['a missing token', { 'coder-token': '' }, 'Input "coder-token" is required'],
+    ['a Coder URL without a scheme', { 'coder-url': 'coder.example.com' }, 'Input "coder-url"'],
+    ['an organization with a space', { organization: 'acme corp' }, 'Input "organization"'],
+    [
+      'a repository without an owner',
+      { 'gitops-repository': 'gitops' },
+      'Input "gitops-repository"'
+    ],
+    ['a branch with ".."', { 'gitops-branch': 'a..b' }, 'Input "gitops-branch"'],
+    ['a control plane with capitals', { 'control-plane': 'Coder' }, 'Input "control-plane"'],
+    ['a test name with "_"', { 'test-name': 'docker_v1' }, 'Input "test-name"'],
+    ['a variable without "="', { variables: 'region' }, 'Input "variables" line 1'],
+    [
+      'a parameter value over 4096 characters',
+      { 'test-parameters': `x=${'v'.repeat(4097)}` },
+      'longer than 4096'
+    ],
+    ['a wait timeout of 0', { 'wait-timeout-seconds': '0' }, 'Input "wait-timeout-seconds"'],
+    [
+      'a sync timeout beyond 5 days',
+      { 'sync-timeout-seconds': '432001' },
+      'Input "sync-timeout-seconds"'
+    ]
   ])('refuses %s before any side effect', async (_, overrides, message) => {
     const w = await newWorld()
     const run = await w.run(overrides)
@@ -420,6 +471,7 @@ describe('inputs and early failures, end to end', () => {
     expect(
       w.kube.requests.some((r) => r.path.includes('/codertemplates/acme.docker/promote'))
     ).toBe(true)
+    expectNoSecrets(w, run)
   })
 
   it("fails on a failed import with Coder's message, and commits nothing", async () => {
@@ -439,7 +491,9 @@ describe('inputs and early failures, end to end', () => {
     const w = await newWorld()
     const run = await w.run()
     expect(run.exitCode).toBe(0)
-    expect(run.stdout).toContain('::warning')
+    expect(run.stdout).toMatch(
+      /::warning::Template "docker" did not exist, so Coder created it with .* as its active version/
+    )
     expect(run.outputs['promotion-result']).toBe('AlreadyActive')
     expectNoSecrets(w, run)
   })
@@ -451,10 +505,26 @@ describe('inputs and early failures, end to end', () => {
     expect(run.stdout).toMatch(/coder-k8s is not installed/i)
     expect(w.coder.backend.listVersions(OWNER, 'docker')).toHaveLength(0)
     expect(w.github.requests).toHaveLength(0)
+    expectNoSecrets(w, run)
   })
 })
 
 describe('promotion answers, end to end', () => {
+  it('gives up after 5 attempts and says that nothing was changed', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    w.kube.faults.promote.push(
+      ...Array.from({ length: 5 }, () => ({ kind: 'status', code: 429 }) as never)
+    )
+    const run = await w.run()
+    expect(run.exitCode).toBe(1)
+    expect(run.stdout).toContain('did not complete after 5 attempts')
+    expect(run.stdout).toContain('Nothing was changed in Coder')
+    expect(promoteRequests(w)).toBe(5)
+    expect(activeVersionName(w)).toBe('v0.9.0')
+    expectNoSecrets(w, run)
+  })
+
   async function promoteWith(faults: unknown[]) {
     const w = await newWorld()
     w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })

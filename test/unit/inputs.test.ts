@@ -208,6 +208,9 @@ describe('parseInputs', () => {
       }
     )
     expect(result.ok && result.settings.version).toBe('pr-7-abcdef0')
+    // The version is named after the PR head, and so is its owner mark, not the merge commit.
+    expect(result.ok && result.settings.commitSha).toBe('abcdef0123456789')
+    expect(result.ok && result.settings.message).toContain('commit abcdef012345,')
   })
 
   it('refuses a branch version without a sha', () => {

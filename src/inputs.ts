@@ -74,6 +74,8 @@ export interface RunContext extends RevisionContext {
   subject: string
 }
 
+/** Everything but the kubeconfig, which main.ts loads first of all so that its credentials are
+ * masked before any other input is read (src/kube/config.ts). */
 export interface Settings {
   coderUrl: string
   coderToken: string
@@ -98,8 +100,6 @@ export interface Settings {
   testParameters: NameValue[]
   testTimeoutSeconds: number
   gitops: { owner: string; repo: string; branch: string; path: string; token: string }
-  kubeconfig: string
-  kubeContext: string
   promote: PromoteMode
   waitTimeoutSeconds: number
   syncTimeoutSeconds: number
@@ -270,8 +270,6 @@ export function parseInputs(
       testParameters,
       testTimeoutSeconds,
       gitops: { owner, repo, branch, path: gitopsPath ?? '', token: gitopsToken },
-      kubeconfig: read('kubeconfig'),
-      kubeContext: raw('kube-context'),
       promote: promote ?? 'promote',
       waitTimeoutSeconds,
       syncTimeoutSeconds,

@@ -161,10 +161,10 @@ export function parseInputs(
     versionRaw = derived.raw
     const problem = version ? versionNameProblem(version) : 'nothing usable is left'
     if (problem) {
-      fail(
-        'version',
-        `no version name can be derived from the ${derived.source} "${derived.raw}" (${problem}); set it`
-      )
+      errors.push({
+        input: 'version',
+        message: `Input "version" is empty, and no version name can be derived from the ${derived.source} "${derived.raw}" (${problem}): set it.`
+      })
     }
   }
 

@@ -12,7 +12,7 @@ import { pushTemplateVersion } from './coder/push.js'
 import { readRunContext } from './context.js'
 import { commitManifest, ManifestConflictError } from './gitops/commit.js'
 import { createGitOpsOctokit } from './gitops/octokit.js'
-import { INPUT_NAMES, type InputName, parseInputs, SECRET_INPUTS, type Settings } from './inputs.js'
+import { type InputName, parseInputs, SECRET_INPUTS, type Settings } from './inputs.js'
 import { integrityProblems } from './integrity.js'
 import { loadKubeConfig } from './kube/config.js'
 import { assertCoderK8sServed } from './kube/discovery.js'
@@ -66,11 +66,9 @@ export async function run(
 ): Promise<RunReport> {
   const now = (): number => Date.now()
   const report = newReport(now())
-  let current: StepName | null = null
 
   /** Runs one step and records its result and duration, whatever happens. */
   const step = async <T>(name: StepName, body: () => Promise<T>, graceMs = 0): Promise<T> => {
-    current = name
     const record = report.steps[name]
     record.startedAt = now()
     try {
@@ -78,9 +76,17 @@ export async function run(
       const result = await untilAborted(body(), signal, graceMs)
       if (record.result === 'not run') record.result = 'succeeded'
       return result
+    } catch (error) {
+      if (record.result === 'not run') {
+        record.result = signal.aborted
+          ? 'cancelled'
+          : error instanceof WaitTimeoutError
+            ? 'timed out'
+            : 'failed'
+      }
+      throw error
     } finally {
       record.endedAt = now()
-      current = null
     }
   }
 
@@ -184,6 +190,8 @@ export async function run(
       PUSH_CANCEL_GRACE_MS
     )
     report.versionId = pushed.versionId
+    // The template as Coder spells it (its lookup by name ignores case).
+    const template = pushed.templateName
     // The name Coder holds: old CLIs ignored --name when they created a template (coder-cli.md §1.5).
     const versionName = pushed.versionName
     report.versionName = versionName
@@ -199,7 +207,7 @@ export async function run(
       namespace: settings.namespace,
       controlPlane: settings.controlPlane,
       organization,
-      template: pushed.templateName ?? settings.template,
+      template,
       version: versionName,
       parameters: settings.testParameters,
       timeoutSeconds: settings.testTimeoutSeconds
@@ -218,7 +226,7 @@ export async function run(
         branch: settings.gitops.branch,
         path: manifestPath,
         content: renderManifest(manifest),
-        message: `Test ${organization}.${settings.template} version ${versionName}\n\nCoderTemplateTest ${settings.namespace}/${settings.testName}, written by coder-template-gate.\nRun: ${settings.runUrl}`,
+        message: `Test ${organization}.${template} version ${versionName}\n\nCoderTemplateTest ${settings.namespace}/${settings.testName}, written by coder-template-gate.\nRun: ${settings.runUrl}`,
         isSame: (existing) => sameTest(parseManifest(existing), manifest),
         signal
       })
@@ -263,7 +271,7 @@ export async function run(
     report.steps.test.detail = `${verdict.reason}: ${verdict.message}`
 
     // 5. Promote exactly the version that was tested.
-    const templateName = `${organization}.${pushed.templateName ?? settings.template}`
+    const templateName = `${organization}.${template}`
     const versionID = test.status?.templateVersionID ?? ''
     if (settings.promote === 'skip') {
       await step('promote', async () => {
@@ -271,7 +279,7 @@ export async function run(
         report.steps.promote.detail = 'promote: false'
         report.promotionResult = 'Skipped'
         // Informational only: a Coder hiccup here must not fail a test that passed.
-        const active = await activeVersionOf(coder, organization, settings.template)
+        const active = await activeVersionOf(coder, organization, template)
         if (active) report.previousActiveVersionId = report.activeVersionId = active
       })
       report.outcome = 'passed'
@@ -284,7 +292,7 @@ export async function run(
           async () => {
             // The active version right before the first request decides, after an unclear answer,
             // whether another request is safe (§2.4). Unknown (''): any other version fails.
-            const previous = (await activeVersionOf(coder, organization, settings.template)) ?? ''
+            const previous = (await activeVersionOf(coder, organization, template)) ?? ''
             return runPromotion({
               namespace: settings.namespace,
               template: templateName,
@@ -323,7 +331,7 @@ export async function run(
     }
     return report
   } catch (error) {
-    recordFailure(report, error, current, signal)
+    recordFailure(report, error, signal)
     return report
   } finally {
     finish(report, now())
@@ -405,7 +413,6 @@ async function waitForFinalTest(
           'timed-out'
         )
       }
-      report.steps.test.result = 'timed out'
       report.advice = adviceForWait(last?.reason ?? '')
       throw new GateError(
         `The test ${name} was not final within ${settings.waitTimeoutSeconds} s (wait-timeout-seconds). Last: ${last?.phase || 'no status'}${last?.reason ? ` / ${last.reason}` : ''}${last?.message ? `: ${last.message}` : ''}.`,
@@ -419,12 +426,7 @@ async function waitForFinalTest(
   }
 }
 
-function recordFailure(
-  report: RunReport,
-  error: unknown,
-  current: StepName | null,
-  signal: AbortSignal
-): void {
+function recordFailure(report: RunReport, error: unknown, signal: AbortSignal): void {
   const cancelled =
     signal.aborted ||
     error instanceof CancelledError ||
@@ -435,7 +437,6 @@ function recordFailure(
     report.error = report.promotionRequested
       ? 'The run was cancelled after a promote request was sent: the tested version may or may not be active. Check the active version of the template.'
       : 'The run was cancelled. Nothing was promoted.'
-    if (current) report.steps[current].result = 'cancelled'
     return
   }
   if (error instanceof GateError) {
@@ -446,7 +447,6 @@ function recordFailure(
   if (error instanceof ManifestConflictError)
     report.advice = 'Use a new version name, or remove the old manifest if it is really unused.'
   report.error = messageOf(error)
-  if (current && report.steps[current].result === 'not run') report.steps[current].result = 'failed'
 }
 
 /** The outcome, the annotation and the exit code. */
@@ -514,5 +514,3 @@ function isDirectory(path: string): boolean {
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
-
-export { INPUT_NAMES }

@@ -61,13 +61,6 @@ export function verdictOf(test: CoderTemplateTest): Verdict {
   }
 }
 
-export function isConditionTrue(conditions: unknown, type: string): boolean {
-  if (!Array.isArray(conditions)) return false
-  return conditions.some(
-    (c: Partial<Condition> | null) => c !== null && c.type === type && c.status === 'True'
-  )
-}
-
 /**
  * Ready=True, and, where the condition carries its own observedGeneration (§1.5), of this
  * generation. Stricter than the GitOps rules, which read only type and status.

@@ -2,7 +2,7 @@
 // (action-ecosystem.md §5.1), so every text from the cluster, Coder, Git or the inputs is escaped
 // here, and each one is cut so that the summary stays far below the 1 MiB cap.
 import * as core from '@actions/core'
-import { isSuccess, type RunReport, STEP_NAMES, type StepRecord } from './report.js'
+import { type RunReport, STEP_NAMES, type StepRecord } from './report.js'
 
 const MAX_TEXT = 2000
 const MAX_TIMELINE = 40
@@ -139,10 +139,6 @@ export async function writeSummary(report: RunReport, now: number): Promise<void
     return
   }
   await core.summary.addRaw(text).write()
-}
-
-export function outcomeIsSuccess(report: RunReport): boolean {
-  return isSuccess(report.outcome)
 }
 
 function duration(step: StepRecord, now: number): string {

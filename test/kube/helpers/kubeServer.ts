@@ -1,6 +1,7 @@
 // A small scripted Kubernetes API server on 127.0.0.1 for adapter tests: bearer-token auth, Status
 // error bodies, discovery documents, and watch streams as chunked newline-delimited JSON events.
 // Each test supplies a handler; the helpers below write the exact wire formats.
+import { statusBody } from '../../sandbox/kube/status.js'
 import { createServer } from 'node:http'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
@@ -102,18 +103,8 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(text)
 }
 
-/** A metav1.Status error answer, as the API server sends it. */
-export function statusBody(code: number, reason: string, message: string): Record<string, unknown> {
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message,
-    reason,
-    code
-  }
-}
+/** A metav1.Status error answer, as the API server sends it (the sandbox's own builder). */
+export { statusBody }
 
 export function sendStatus(
   res: ServerResponse,

@@ -4,6 +4,7 @@
 import { describe, it, expect, beforeAll, afterAll, beforeEach } from '@jest/globals'
 import { startKubeSandbox } from '../sandbox/kube/server.js'
 import type { KubeSandbox } from '../sandbox/kube/server.js'
+import { ALLOW_ALL_RULES } from '../sandbox/kube/rbac.js'
 import type { SandboxTemplate, SandboxVersion } from '../sandbox/contracts.js'
 import { FakeCoder, call } from './helpers.js'
 
@@ -25,7 +26,8 @@ describe('aggregated API: templates and versions', () => {
   const v2 = coder.addVersion(docker, 'v1.2.3')
   let kube: KubeSandbox
   beforeAll(async () => {
-    kube = await startKubeSandbox({ coder, controller: false })
+    // Every verb, so a watch reaches the aggregated server (405) instead of RBAC (403).
+    kube = await startKubeSandbox({ coder, controller: false, rbac: { rules: ALLOW_ALL_RULES } })
   })
   afterAll(async () => kube.close())
 
@@ -362,6 +364,7 @@ describe('aggregated API: promote', () => {
     const scaled = await startKubeSandbox({
       coder,
       controller: false,
+      promoteResourceNames: null,
       promoteTiming: { requestTimeoutUpperBoundMs: 340, patchBudgetMs: 100, rereadReserveMs: 50 }
     })
     try {
@@ -379,7 +382,7 @@ describe('aggregated API: promote', () => {
 
   it('records the time of the first promote request', async () => {
     const seen: number[] = []
-    const fresh = await startKubeSandbox({ coder, controller: false })
+    const fresh = await startKubeSandbox({ coder, controller: false, promoteResourceNames: null })
     fresh.events.on('first-promote', ({ at }: { at: number }) => seen.push(at))
     try {
       await call(fresh, 'POST', promotePath(name()), body(v2.id))

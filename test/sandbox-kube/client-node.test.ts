@@ -4,6 +4,7 @@ import { describe, it, expect, afterAll } from '@jest/globals'
 import { CustomObjectsApi, KubeConfig, Watch } from '@kubernetes/client-node'
 import { startKubeSandbox } from '../sandbox/kube/server.js'
 import type { KubeSandbox } from '../sandbox/kube/server.js'
+import { ALLOW_ALL_RULES } from '../sandbox/kube/rbac.js'
 import { FakeCoder, testManifest } from './helpers.js'
 
 for (const tls of [false, true]) {
@@ -15,7 +16,13 @@ for (const tls of [false, true]) {
     afterAll(async () => kube?.close())
 
     it('creates a test, watches it to Succeeded, reads it, and promotes its version', async () => {
-      kube = await startKubeSandbox({ coder, tls, controller: { stepDelayMs: 2 } })
+      // The test creates a test object itself (the gate never does), so every verb.
+      kube = await startKubeSandbox({
+        coder,
+        tls,
+        controller: { stepDelayMs: 2 },
+        rbac: { rules: ALLOW_ALL_RULES }
+      })
       const kc = new KubeConfig()
       kc.loadFromString(kube.kubeconfig())
       const api = kc.makeApiClient(CustomObjectsApi)

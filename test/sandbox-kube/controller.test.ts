@@ -3,6 +3,7 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
 import { startKubeSandbox } from '../sandbox/kube/server.js'
 import type { KubeSandbox } from '../sandbox/kube/server.js'
+import { ALLOW_ALL_RULES } from '../sandbox/kube/rbac.js'
 import type { FinalStatusInfo } from '../sandbox/kube/controller.js'
 import { FakeCoder, call, eventually, testManifest, testsPath, watch } from './helpers.js'
 import type { WatchEvent } from './helpers.js'
@@ -40,7 +41,9 @@ describe('CoderTemplateTest controller', () => {
   beforeAll(async () => {
     kube = await startKubeSandbox({
       coder,
-      controller: { stepDelayMs: 5, pollIntervalMs: 5, secondMs: 5, cleanupDelayMs: 5 }
+      controller: { stepDelayMs: 5, pollIntervalMs: 5, secondMs: 5, cleanupDelayMs: 5 },
+      // These tests create and delete tests over HTTP, as Argo CD would: every verb.
+      rbac: { rules: ALLOW_ALL_RULES }
     })
   })
   afterAll(async () => kube.close())
@@ -202,6 +205,34 @@ describe('CoderTemplateTest controller', () => {
     })
   })
 
+  it('writes a scripted failure message verbatim, workflow-command lines included', async () => {
+    // CreateRejected carries Coder's answer (§1.3), so anyone who controls it controls the text.
+    const message = '::error::owned\n::set-output name=x::y\n::add-mask::\nlast line'
+    kube.controller!.script('commands', {
+      failAt: { step: 'CreatingWorkspace', reason: 'CreateRejected', message }
+    })
+    const events = await runTest(kube, 'fail', 'commands')
+    const done = events[events.length - 1].object
+    expect(done.status.message).toBe(message)
+    expect(conditionOf(done, 'Ready')).toMatchObject({ message })
+    // The stored object over a plain GET says the same.
+    const read = await call(kube, 'GET', testsPath('fail', 'commands'))
+    expect(read.body.status.message).toBe(message)
+  })
+
+  it('cuts a long failure message to 256 bytes at a character boundary (§1.3)', async () => {
+    // 250 ASCII bytes, then 3-byte characters: the cut must fall between two of them.
+    const message = '::error::' + 'x'.repeat(241) + '€'.repeat(10)
+    kube.controller!.script('long', {
+      failAt: { step: 'WaitingForBuild', reason: 'BuildFailed', message }
+    })
+    const events = await runTest(kube, 'fail', 'long')
+    const stored: string = events.find(isFinal)!.object.status.message
+    expect(Buffer.byteLength(stored, 'utf8')).toBe(256)
+    expect(stored).toBe(message.slice(0, 252))
+    expect(stored.endsWith('€€')).toBe(true)
+  })
+
   it('fails with DeadlineExceeded and the documented message when a wait passes startTime + timeoutSeconds', async () => {
     // secondMs 5: timeoutSeconds 60 is 300 ms here; the template never appears.
     const events = await runTest(kube, 'deadline', 'slow', {
@@ -297,7 +328,11 @@ describe('CoderTemplateTest controller', () => {
   })
 
   it('runs no controller when disabled: the test keeps no status', async () => {
-    const idle = await startKubeSandbox({ coder, controller: false })
+    const idle = await startKubeSandbox({
+      coder,
+      controller: false,
+      rbac: { rules: ALLOW_ALL_RULES }
+    })
     try {
       await call(idle, 'POST', testsPath('n'), testManifest('idle'))
       await new Promise((r) => setTimeout(r, 50))

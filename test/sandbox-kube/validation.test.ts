@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs'
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
 import { startKubeSandbox } from '../sandbox/kube/server.js'
 import type { KubeSandbox } from '../sandbox/kube/server.js'
+import { ALLOW_ALL_RULES } from '../sandbox/kube/rbac.js'
 import { defaultCrdPath, loadTestSchema } from '../sandbox/kube/validation.js'
 import { FakeCoder, call, testManifest, testsPath } from './helpers.js'
 
@@ -141,7 +142,12 @@ for (const { mode, crdPath, run } of modes) {
   suite(`CoderTemplateTest validation (${mode} schema)`, () => {
     let kube: KubeSandbox
     beforeAll(async () => {
-      kube = await startKubeSandbox({ coder: new FakeCoder(), crdPath, controller: false })
+      kube = await startKubeSandbox({
+        coder: new FakeCoder(),
+        crdPath,
+        controller: false,
+        rbac: { rules: ALLOW_ALL_RULES }
+      })
     })
     afterAll(async () => kube.close())
 

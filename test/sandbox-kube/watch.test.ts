@@ -2,6 +2,7 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
 import { startKubeSandbox } from '../sandbox/kube/server.js'
 import type { KubeSandbox } from '../sandbox/kube/server.js'
+import { ALLOW_ALL_RULES } from '../sandbox/kube/rbac.js'
 import { FakeCoder, call, testManifest, testsPath, watch } from './helpers.js'
 
 describe('kube sandbox: auth and discovery', () => {
@@ -38,6 +39,7 @@ describe('kube sandbox: auth and discovery', () => {
     const groups = await call(kube, 'GET', '/apis')
     expect(groups.body.kind).toBe('APIGroupList')
     expect(groups.body.groups.map((g: { name: string }) => g.name)).toEqual([
+      'authorization.k8s.io',
       'coder.com',
       'aggregation.coder.com'
     ])
@@ -69,7 +71,10 @@ describe('kube sandbox: auth and discovery', () => {
     })
     try {
       const groups = await call(bare, 'GET', '/apis')
-      expect(groups.body.groups).toEqual([])
+      // Built-in groups stay (authorization.k8s.io); the coder-k8s groups are gone.
+      expect(groups.body.groups.map((g: { name: string }) => g.name)).toEqual([
+        'authorization.k8s.io'
+      ])
       expect((await call(bare, 'GET', '/apis/coder.com/v1alpha1')).status).toBe(404)
       expect((await call(bare, 'GET', '/apis/aggregation.coder.com/v1alpha1')).status).toBe(404)
       expect((await call(bare, 'GET', testsPath('ns'))).status).toBe(404)
@@ -99,7 +104,9 @@ describe('kube sandbox: list and watch', () => {
       coder: new FakeCoder(),
       controller: false,
       eventHistoryLimit: 5,
-      bookmarkIntervalMs: 30
+      bookmarkIntervalMs: 30,
+      // These tests play the writer (Argo CD, the controller), not the gate's least-privilege Role.
+      rbac: { rules: ALLOW_ALL_RULES }
     })
   })
   afterAll(async () => kube.close())

@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import YAML from 'yaml'
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const BUNDLE = path.join(REPO_ROOT, 'dist/index.js')
@@ -46,9 +47,24 @@ export interface RunOptions {
   timeoutMs?: number
 }
 
+/**
+ * The defaults of action.yml that the runner fills in for inputs a workflow does not set. An
+ * expression default (`${{ github.token }}`) is the world's to give.
+ */
+export function actionDefaults(): Record<string, string> {
+  const action = YAML.parse(readFileSync(path.join(REPO_ROOT, 'action.yml'), 'utf8')) as {
+    inputs: Record<string, { default?: string }>
+  }
+  return Object.fromEntries(
+    Object.entries(action.inputs)
+      .filter(([, input]) => typeof input.default === 'string' && !input.default.includes('${{'))
+      .map(([name, input]) => [name, input.default!])
+  )
+}
+
 export function inputEnv(inputs: Record<string, string>): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(inputs).map(([name, value]) => [
+    Object.entries({ ...actionDefaults(), ...inputs }).map(([name, value]) => [
       `INPUT_${name.replace(/ /g, '_').toUpperCase()}`,
       value
     ])

@@ -25,7 +25,10 @@ export interface SandboxVersion {
   jobStatus: JobStatus
   jobError: string
   archived: boolean
+  /** Coder's created_at (ISO 8601). */
   createdAt: string
+  /** Username of the creator (created_by.username); absent when the backend does not know it. */
+  createdBy?: string
 }
 
 export interface CoderBackend {

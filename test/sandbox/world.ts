@@ -12,7 +12,7 @@ import {
   FAKE_CODER_PATH,
   startCoderSandbox
 } from './coder/index.js'
-import { type GitHubSandbox, startGitHubSandbox } from './github/index.js'
+import { type GitHubSandbox, type RepoSettings, startGitHubSandbox } from './github/index.js'
 import { type GitOpsSync, startGitOpsSync } from './gitops-sync.js'
 import { type KubeSandbox, type KubeSandboxOptions, startKubeSandbox } from './kube/index.js'
 
@@ -30,6 +30,10 @@ export interface WorldOptions {
   syncDelayMs?: number
   /** Start no GitOps sync loop: the test never appears in the cluster. */
   noSync?: boolean
+  /** The sync deletes objects whose manifests were removed (Argo CD / Flux prune). Default false. */
+  syncPrune?: boolean
+  /** Settings of the GitOps repository (e.g. allowAutoMerge for pull-request mode). */
+  gitopsRepoSettings?: Partial<RepoSettings>
 }
 
 export interface World {
@@ -62,14 +66,21 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     ...options.kube
   })
   const github = await startGitHubSandbox()
-  github.createRepo(OWNER, GITOPS_REPO, { defaultBranch: 'main' })
+  github.createRepo(OWNER, GITOPS_REPO, {
+    defaultBranch: 'main',
+    settings: options.gitopsRepoSettings
+  })
   const sync = options.noSync
     ? null
     : startGitOpsSync({
         subscribe: (listener) => github.onCommit(listener),
         kube,
         path: GITOPS_PATH,
-        delayMs: options.syncDelayMs ?? 50
+        delayMs: options.syncDelayMs ?? 50,
+        // Only the synced branch: commits on pull request branches never reach the cluster.
+        branch: 'main',
+        repository: `${OWNER}/${GITOPS_REPO}`,
+        prune: options.syncPrune ?? false
       })
 
   const workspace = mkdtempSync(path.join(tmpdir(), 'gate-workspace-'))
@@ -109,6 +120,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       promote: 'true',
       'wait-timeout-seconds': '',
       'sync-timeout-seconds': '600',
+      'github-token': github.token,
       ...overrides
     }),
     context: (overrides = {}) => ({

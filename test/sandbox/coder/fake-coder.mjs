@@ -2,15 +2,23 @@
 // Fake `coder` CLI for the sandbox: `coder templates push` and `coder version`, speaking the real
 // REST API in the real order (coder-cli.md §1.2). Plain ESM so the sandbox can serve it at /bin/.
 // Fake-only switches: FAKE_CODER_ARGV_LOG (append argv as one JSON line per run; never the env).
-/* global fetch */
+// Fake-only reporting: every run reports its argv, the template variables it sent and its exit
+// code to the sandbox (POST <sandbox>/__sandbox/cli-invocations, outside Coder's API), so tests can
+// assert on them; the environment (the token) is never reported.
+/* global fetch, AbortSignal */
+import { randomUUID } from 'node:crypto'
 import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { basename, isAbsolute, join, relative } from 'node:path'
+import { basename, extname, isAbsolute, join, relative } from 'node:path'
 import { Buffer } from 'node:buffer'
 import { URL } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 
-// The sandbox rewrites this line when it serves the file, so the CLI has the server's version.
+// The sandbox rewrites these lines when it serves the file: the CLI gets the server's version, the
+// sandbox's URL for reports, and an absolute location of the `yaml` package (the served copy runs
+// outside this repository).
 const BUILT_IN_VERSION = 'v0.0.0-devel'
+const SANDBOX_URL = ''
+const YAML_MODULE = 'yaml'
 const ARCHIVE_LIMIT = 1 << 20 // coder-cli.md §5
 const POLL_MS = 100
 const TEMPLATE_NAME_RE = /^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/
@@ -28,6 +36,42 @@ class Canceled extends Error {}
 const argv = process.argv.slice(2)
 if (process.env.FAKE_CODER_ARGV_LOG) {
   appendFileSync(process.env.FAKE_CODER_ARGV_LOG, JSON.stringify(argv) + '\n')
+}
+
+// --- reports to the sandbox (fake-only) ------------------------------------------------------
+
+const invocation = {
+  id: randomUUID(),
+  argv,
+  variables: null,
+  variablesFile: null,
+  exitCode: null,
+  error: null
+}
+
+/** The sandbox to report to: the baked URL, else --url / CODER_URL (no report without one). */
+function reportUrl() {
+  if (SANDBOX_URL) return SANDBOX_URL
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--url' && argv[i + 1]) return argv[i + 1]
+    if (argv[i].startsWith('--url=')) return argv[i].slice('--url='.length)
+  }
+  return process.env.CODER_URL || ''
+}
+
+async function report() {
+  const base = reportUrl()
+  if (!base) return
+  try {
+    await fetch(new URL('/__sandbox/cli-invocations', base), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(invocation),
+      signal: AbortSignal.timeout(2000)
+    })
+  } catch {
+    // not a sandbox, or gone: reports are best effort
+  }
 }
 
 const out = (text) => process.stdout.write(text + '\n')
@@ -225,6 +269,171 @@ function tarDirectory(dir) {
   return { archive, files }
 }
 
+// --- template variables (cli/templatevariables.go: ParseUserVariableValues) -------------------
+
+// DiscoverVarsFiles: terraform.tfvars, terraform.tfvars.json, then *.auto.tfvars(.json) in
+// directory order (Go's os.ReadDir sorts by name).
+function discoverVarsFiles(dir) {
+  const found = []
+  for (const name of ['terraform.tfvars', 'terraform.tfvars.json']) {
+    if (readdirSync(dir).includes(name)) found.push(join(dir, name))
+  }
+  for (const name of readdirSync(dir).sort()) {
+    if (name.endsWith('.auto.tfvars') || name.endsWith('.auto.tfvars.json'))
+      found.push(join(dir, name))
+  }
+  return found
+}
+
+// Precedence tfvars < --variables-file < --variable (coder-cli.md §1.2 step 7); sorted by name.
+async function parseUserVariableValues(varsFiles, variablesFile, commandLine) {
+  const combined = new Map()
+  for (const file of varsFiles) {
+    for (const [name, value] of parseVarsFile(file)) combined.set(name, value)
+  }
+  if (variablesFile) {
+    for (const [name, value] of await parseVariablesFile(variablesFile)) combined.set(name, value)
+  }
+  for (const keyValue of commandLine) {
+    const at = keyValue.indexOf('=')
+    if (at < 0) throw new CliError(`format key=value expected, but got ${keyValue}`)
+    combined.set(keyValue.slice(0, at), keyValue.slice(at + 1))
+  }
+  return [...combined.keys()].sort().map((name) => ({ name, value: combined.get(name) }))
+}
+
+// Go's error text for os.ReadFile failures.
+function readFileLikeGo(path) {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (error) {
+    const texts = {
+      ENOENT: 'no such file or directory',
+      EACCES: 'permission denied',
+      ENOTDIR: 'not a directory'
+    }
+    if (error.code === 'EISDIR') throw new CliError(`read ${path}: is a directory`)
+    throw new CliError(`open ${path}: ${texts[error.code] ?? error.message}`)
+  }
+}
+
+function parseVarsFile(file) {
+  const content = readFileLikeGo(file)
+  const ext = extname(file)
+  if (ext === '.json') {
+    let data
+    try {
+      data = JSON.parse(content)
+    } catch (error) {
+      throw new CliError(`unable to parse JSON content: ${error.message}`) // guess: Go's json text differs
+    }
+    // string and bool as text, anything else (numbers, lists, maps) as JSON, like the real CLI.
+    return Object.entries(data ?? {}).map(([name, value]) => [
+      name,
+      typeof value === 'string' || typeof value === 'boolean'
+        ? String(value)
+        : JSON.stringify(value)
+    ])
+  }
+  if (ext !== '.tfvars') throw new CliError(`unexpected tfvars format: ${ext}`)
+  // The fake reads the simple HCL of tfvars files: name = "string" | number | ["a", "b"].
+  const entries = []
+  for (const raw of content.split('\n')) {
+    const line = raw.trim()
+    if (!line || line.startsWith('#') || line.startsWith('//')) continue
+    const m = /^([A-Za-z_][A-Za-z0-9_-]*)\s*=\s*(.+)$/.exec(line)
+    let value
+    try {
+      value = m ? JSON.parse(m[2]) : undefined
+    } catch {
+      value = undefined
+    }
+    if (typeof value === 'string' || typeof value === 'number') entries.push([m[1], String(value)])
+    else if (Array.isArray(value) && value.every((v) => typeof v === 'string'))
+      entries.push([m[1], JSON.stringify(value)])
+    else if (typeof value === 'boolean')
+      throw new CliError(`unsupported value type (name: ${m[1]}): cty.Bool`)
+    else throw new CliError(`fake coder: unsupported tfvars syntax in ${file}: ${line}`)
+  }
+  return entries
+}
+
+// gopkg.in/yaml.v3 into map[string]string: every scalar keeps its text, null is "", and a
+// non-map document or a nested value is an unmarshal error.
+async function parseVariablesFile(path) {
+  const content = readFileLikeGo(path)
+  let mode = null
+  try {
+    mode = (statSync(path).mode & 0o777).toString(8)
+  } catch {
+    // read but not stat-able: leave the mode out
+  }
+  invocation.variablesFile = { path, mode, entries: null }
+  const imported = await import(YAML_MODULE)
+  const YAML = imported.default ?? imported
+  const lineCounter = new YAML.LineCounter()
+  const doc = YAML.parseDocument(content, { schema: 'failsafe', uniqueKeys: false, lineCounter })
+  const lineOf = (node) => lineCounter.linePos(node?.range?.[0] ?? 0).line
+  if (doc.errors.length > 0) {
+    // guess: yaml.v3 words its syntax errors differently; the line and the `yaml: ` prefix match
+    const first = doc.errors[0]
+    throw new CliError(
+      `yaml: line ${first.linePos?.[0]?.line ?? 1}: ${first.message.split('\n')[0]}`
+    )
+  }
+  const root = doc.contents
+  const NULLS = ['', '~', 'null', 'Null', 'NULL']
+  const isNull = (node) =>
+    node === null || (YAML.isScalar(node) && node.type === 'PLAIN' && NULLS.includes(node.value))
+  const tagOf = (node) => {
+    if (YAML.isMap(node)) return '!!map'
+    if (YAML.isSeq(node)) return '!!seq'
+    if (node.type !== 'PLAIN') return '!!str'
+    const text = String(node.value)
+    if (/^(true|false|True|False|TRUE|FALSE)$/.test(text)) return '!!bool'
+    if (/^[-+]?(0|[1-9][0-9_]*|0x[0-9a-fA-F_]+|0o?[0-7_]+)$/.test(text)) return '!!int'
+    if (
+      /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$|^[-+]?\.(inf|Inf|INF)$|^\.(nan|NaN|NAN)$/.test(
+        text
+      )
+    )
+      return '!!float'
+    return '!!str'
+  }
+  const unmarshalErrors = (lines) =>
+    new CliError(`yaml: unmarshal errors:\n  ${lines.join('\n  ')}`)
+  if (isNull(root)) {
+    invocation.variablesFile.entries = {}
+    return []
+  }
+  if (!YAML.isMap(root)) {
+    const shown = YAML.isScalar(root) ? ` \`${root.value}\`` : ''
+    throw unmarshalErrors([
+      `line ${lineOf(root)}: cannot unmarshal ${tagOf(root)}${shown} into map[string]string`
+    ])
+  }
+  const entries = new Map()
+  const firstLine = new Map()
+  const errors = []
+  for (const pair of root.items) {
+    const key = isNull(pair.key) ? '' : String(pair.key?.value ?? '')
+    if (firstLine.has(key)) {
+      errors.push(
+        `line ${lineOf(pair.key)}: mapping key ${JSON.stringify(key)} already defined at line ${firstLine.get(key)}`
+      )
+      continue
+    }
+    firstLine.set(key, lineOf(pair.key))
+    if (isNull(pair.value)) entries.set(key, '')
+    else if (YAML.isScalar(pair.value)) entries.set(key, String(pair.value.value))
+    else
+      errors.push(`line ${lineOf(pair.value)}: cannot unmarshal ${tagOf(pair.value)} into string`)
+  }
+  if (errors.length > 0) throw unmarshalErrors(errors)
+  invocation.variablesFile.entries = Object.fromEntries(entries)
+  return [...entries]
+}
+
 // --- prompts ------------------------------------------------------------------------------------
 
 // cliui.Prompt reads one line from stdin with no TTY check (coder-cli.md §1.4).
@@ -314,11 +523,6 @@ async function templatesPush(args) {
       `template version name "${flags.name}" is invalid: must be alphanumeric with underscores and dots`
     )
   }
-  for (const variable of flags.variable) {
-    if (!variable.includes('='))
-      throw new CliError(`format key=value expected, but got ${variable}`)
-  }
-
   let template = null
   try {
     template = await api(
@@ -337,9 +541,24 @@ async function templatesPush(args) {
     out('  Create one by running  terraform init  in your template directory.')
   }
 
+  // §1.2 step 7: tfvars files are found before the upload, their values parsed after it.
+  const varsFiles = discoverVarsFiles(directory)
+  if (varsFiles.length > 0) {
+    out(
+      'Auto-discovered Terraform tfvars files. Make sure to review and clean up any unused files.'
+    )
+  }
+
   if (!flags.yes) await confirm(`Upload "${directory}"?`)
   const { archive } = tarDirectory(directory)
   const file = await api('POST', '/api/v2/files', archive, 'application/x-tar')
+
+  const variables = await parseUserVariableValues(
+    varsFiles,
+    flags['variables-file'],
+    flags.variable
+  )
+  invocation.variables = variables
 
   const version = await api('POST', `/api/v2/organizations/${org.id}/templateversions`, {
     ...(template ? { template_id: template.id } : {}),
@@ -349,10 +568,7 @@ async function templatesPush(args) {
     file_id: file.id,
     provisioner: 'terraform',
     tags: {},
-    user_variable_values: flags.variable.map((v) => {
-      const at = v.indexOf('=')
-      return { name: v.slice(0, at), value: v.slice(at + 1) }
-    })
+    user_variable_values: variables
   })
 
   const job = await waitForImport(api, version.id)
@@ -413,6 +629,7 @@ async function waitForImport(api, versionId) {
 }
 
 async function main() {
+  await report()
   if (argv[0] === '--version' || argv[0] === 'version') {
     out(`Coder ${BUILT_IN_VERSION} (fake)`)
     return
@@ -424,15 +641,24 @@ async function main() {
   throw new CliError(`fake coder: unsupported command ${JSON.stringify(argv.join(' '))}`)
 }
 
+async function finish(exitCode, error) {
+  invocation.exitCode = exitCode
+  invocation.error = error
+  await report()
+  process.exit(exitCode)
+}
+
 main().then(
-  () => process.exit(0),
+  () => finish(0, null),
   (error) => {
+    let message = null
     if (!(error instanceof Canceled)) {
       const command = argv[0] === 'templates' ? `coder templates ${argv[1] ?? ''}`.trim() : 'coder'
+      message = error instanceof CliError ? error.message : String(error?.stack ?? error)
       err(`Encountered an error running "${command}", see "${command} --help" for more information`)
-      err(`error: ${error instanceof CliError ? error.message : String(error?.stack ?? error)}`)
+      err(`error: ${message}`)
       for (const line of error?.lines ?? []) err(line)
     }
-    process.exit(1)
+    return finish(1, message)
   }
 )

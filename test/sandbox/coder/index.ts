@@ -2,10 +2,12 @@
 // (coder-cli.md §4) serving the fake `coder` executable, and template-version import jobs.
 // The Kubernetes sandbox reaches the same state in-process through `backend` (contracts.ts).
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { EventEmitter } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import {
   CoderBackendError,
   type CoderBackend,
@@ -48,6 +50,54 @@ export interface CoderSandboxOptions {
   cancelDelayMs?: number
   /** Platforms served at /bin/ (`linux-amd64`, ...). Default all; [] is a dev build. */
   cliPlatforms?: string[]
+  /** The token's user (default ci-bot, a Template Admin: coder-cli.md §4). */
+  user?: UserInput
+}
+
+export interface UserInput {
+  username: string
+  email?: string
+  /** Site-wide role names, e.g. `owner`, `template-admin` (default ['template-admin']). */
+  roles?: string[]
+}
+
+/** A user of the sandbox and its session token. */
+export interface SandboxUser {
+  id: string
+  username: string
+  email: string
+  roles: string[]
+  token: string
+}
+
+/** One run of the fake CLI, as it reported itself (fake-coder.mjs). */
+export interface CliInvocation {
+  id: string
+  /** Date.now() of the first report. */
+  at: number
+  argv: string[]
+  /** What went to Coder as user_variable_values (tfvars < --variables-file < --variable); null before it was parsed. */
+  variables: { name: string; value: string }[] | null
+  /** The --variables-file as the CLI read it: path as given, mode (octal, e.g. `600`), entries (null when it failed). */
+  variablesFile: {
+    path: string
+    mode: string | null
+    entries: Record<string, string> | null
+  } | null
+  /** null while running (or when it was killed before its last report). */
+  exitCode: number | null
+  /** The text after `error: ` on stderr; null on success or a silent cancel. */
+  error: string | null
+}
+
+/** An activation of a template version, whoever made it. */
+export interface ActivationRecord {
+  at: number
+  templateId: string
+  versionId: string
+  previousVersionId: string
+  /** Username of the writer (REST: the token's user; backend: `coder-k8s-operator`; or as given). */
+  by: string
 }
 
 export interface StoredFile {
@@ -73,6 +123,11 @@ interface TemplateRecord {
   deprecated: boolean
   createdAt: string
   updatedAt: string
+  createdBy: string
+}
+
+interface UserRecord extends SandboxUser {
+  createdAt: string
 }
 
 interface VersionRecord {
@@ -85,6 +140,7 @@ interface VersionRecord {
   createdAt: string
   updatedAt: string
   fileId: string
+  createdBy: string
   job: {
     id: string
     status: JobStatus
@@ -105,14 +161,27 @@ export interface SeedVersionInput {
   archived?: boolean
   activate?: boolean
   message?: string
+  /** created_at (and updated_at); default: the sandbox clock, strictly after every earlier version. */
+  createdAt?: string | Date
+  /** Username of an existing user (addUser) as created_by; default the token's user. */
+  createdBy?: string
 }
 
 export interface CoderSandbox {
   url: string
+  /** The session token of `user`. */
   token: string
+  /** The token's user (GET /api/v2/users/me). */
+  user: SandboxUser
   serverVersion: string
   backend: CoderBackend
   requests: RecordedRequest[]
+  /** Every run of the fake CLI that reported to this sandbox, in start order. */
+  cliInvocations: CliInvocation[]
+  /** Every change of a template's active version, in order. */
+  activations: ActivationRecord[]
+  /** `request` (RecordedRequest) after each answer, `activated` (ActivationRecord). */
+  events: EventEmitter
   files: Map<string, StoredFile>
   /** Changeable between calls. */
   importDelayMs: number
@@ -130,8 +199,24 @@ export interface CoderSandbox {
     organization?: string
     name: string
     versionName?: string
+    /** created_at of the template and of its first version. */
+    createdAt?: string | Date
+    /** Username (addUser) that created it; default the token's user. */
+    createdBy?: string
   }): SandboxTemplate
   seedVersion(input: SeedVersionInput): SandboxVersion
+  /** Another user with a token of its own: pushes with that token are created by that user. */
+  addUser(input: UserInput): SandboxUser
+  /**
+   * Activates a version as another writer would (Coder's activation rules apply; throws
+   * CoderBackendError on refusal). `by` is only a label in `activations` (default `another-writer`).
+   */
+  activateVersion(input: {
+    organization?: string
+    template: string
+    version: string
+    by?: string
+  }): void
   close(): Promise<void>
 }
 
@@ -157,8 +242,43 @@ function randomVersionName(): string {
 
 export async function startCoderSandbox(options: CoderSandboxOptions = {}): Promise<CoderSandbox> {
   const serverVersion = options.serverVersion ?? 'v2.20.1'
-  const token = `${randomBytes(5).toString('hex')}-${randomBytes(11).toString('hex')}`
-  const user = { id: randomUUID(), username: 'ci-bot', avatar_url: '' }
+  const users: UserRecord[] = []
+  // Coder session tokens are `<10 hex id>-<22 hex secret>` (coder-cli.md §4 shows none; guess).
+  const newToken = (): string =>
+    `${randomBytes(5).toString('hex')}-${randomBytes(11).toString('hex')}`
+  const addUser = (input: UserInput): UserRecord => {
+    if (users.some((u) => u.username.toLowerCase() === input.username.toLowerCase()))
+      throw new Error(`sandbox: user ${input.username} already exists`)
+    const record: UserRecord = {
+      id: randomUUID(),
+      username: input.username,
+      email: input.email ?? `${input.username}@example.com`,
+      roles: input.roles ?? ['template-admin'],
+      token: newToken(),
+      createdAt: nowIso()
+    }
+    users.push(record)
+    return record
+  }
+  const user = addUser(options.user ?? { username: 'ci-bot' })
+  const token = user.token
+  const userByToken = (given: string | undefined): UserRecord | undefined =>
+    given ? users.find((u) => u.token === given) : undefined
+  const userByName = (name: string | undefined): UserRecord => {
+    if (name === undefined) return user
+    const found = users.find((u) => u.username === name)
+    if (!found) throw new Error(`sandbox: no user ${name} (add it with addUser)`)
+    return found
+  }
+  // Versions created by the sandbox get strictly increasing created_at, even within one ms.
+  let lastCreatedMs = 0
+  const nextCreatedAt = (): string => {
+    lastCreatedMs = Math.max(Date.now(), lastCreatedMs + 1)
+    return new Date(lastCreatedMs).toISOString()
+  }
+  const cliInvocations: CliInvocation[] = []
+  const activations: ActivationRecord[] = []
+  const events = new EventEmitter()
   const organizations: OrganizationRecord[] = []
   for (const [index, name] of [
     options.defaultOrganization ?? 'acme',
@@ -174,13 +294,27 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
   const requestFaults: { pathPrefix: string; status: number; times: number; message: string }[] = []
   const timers = new Set<NodeJS.Timeout>()
   const cliTemplate = readFileSync(FAKE_CODER_PATH, 'utf8')
-  // The deployment serves a CLI of its own version (coder-cli.md §4).
-  const cliBytes = Buffer.from(
-    cliTemplate.replace("const BUILT_IN_VERSION = 'v0.0.0-devel'", () => {
-      return `const BUILT_IN_VERSION = ${JSON.stringify(serverVersion)}`
-    })
-  )
-  const cliEtag = `"${createHash('sha1').update(cliBytes).digest('hex')}"`
+  // The served copy runs outside this repository: it gets the `yaml` package by absolute URL.
+  const yamlModule = pathToFileURL(createRequire(import.meta.url).resolve('yaml')).href
+  // The deployment serves a CLI of its own version (coder-cli.md §4); cliBytes is set once the
+  // server listens, since the copy also carries the sandbox's URL for its reports.
+  let cliBytes = Buffer.alloc(0)
+  let cliEtag = ''
+  const bakeCli = (url: string): void => {
+    cliBytes = Buffer.from(
+      cliTemplate
+        .replace(
+          "const BUILT_IN_VERSION = 'v0.0.0-devel'",
+          () => `const BUILT_IN_VERSION = ${JSON.stringify(serverVersion)}`
+        )
+        .replace("const SANDBOX_URL = ''", () => `const SANDBOX_URL = ${JSON.stringify(url)}`)
+        .replace(
+          "const YAML_MODULE = 'yaml'",
+          () => `const YAML_MODULE = ${JSON.stringify(yamlModule)}`
+        )
+    )
+    cliEtag = `"${createHash('sha1').update(cliBytes).digest('hex')}"`
+  }
 
   const later = (ms: number, fn: () => void): void => {
     const timer = setTimeout(() => {
@@ -252,10 +386,37 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
       deprecated: t.deprecated,
       deprecation_message: '',
       icon: '',
-      created_by_id: user.id,
-      created_by_name: user.username
+      created_by_id: t.createdBy,
+      created_by_name: users.find((u) => u.id === t.createdBy)?.username ?? ''
     }
   }
+  const minimalUser = (id: string) => ({
+    id,
+    username: users.find((u) => u.id === id)?.username ?? '',
+    avatar_url: ''
+  })
+  // codersdk.User; role display names as Coder's built-in roles (guess for the exact casing).
+  const ROLE_DISPLAY: Record<string, string> = {
+    owner: 'Owner',
+    'template-admin': 'Template Admin',
+    'user-admin': 'User Admin',
+    auditor: 'Auditor'
+  }
+  const userJson = (u: UserRecord) => ({
+    id: u.id,
+    username: u.username,
+    avatar_url: '',
+    name: '',
+    email: u.email,
+    created_at: u.createdAt,
+    updated_at: u.createdAt,
+    last_seen_at: nowIso(),
+    status: 'active',
+    login_type: 'password',
+    theme_preference: '',
+    organization_ids: organizations.map((o) => o.id),
+    roles: u.roles.map((name) => ({ name, display_name: ROLE_DISPLAY[name] ?? name }))
+  })
   const versionJson = (v: VersionRecord) => ({
     id: v.id,
     template_id: v.templateId,
@@ -280,7 +441,7 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
       type: 'template_version_import'
     },
     readme: '',
-    created_by: user,
+    created_by: minimalUser(v.createdBy),
     archived: v.archived,
     warnings: [],
     matched_provisioners: { count: 1, available: 1, most_recently_seen: nowIso() }
@@ -309,7 +470,8 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
       jobStatus: v.job.status,
       jobError: v.job.error,
       archived: v.archived,
-      createdAt: v.createdAt
+      createdAt: v.createdAt,
+      createdBy: minimalUser(v.createdBy).username
     }
   }
 
@@ -323,8 +485,11 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
     fileId: string
     status: JobStatus
     error?: string
+    createdAt?: string | Date
+    createdBy: string
   }): VersionRecord => {
-    const at = nowIso()
+    const at =
+      input.createdAt === undefined ? nextCreatedAt() : new Date(input.createdAt).toISOString()
     const final = ['succeeded', 'failed', 'canceled'].includes(input.status)
     const record: VersionRecord = {
       id: randomUUID(),
@@ -336,6 +501,7 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
       createdAt: at,
       updatedAt: at,
       fileId: input.fileId,
+      createdBy: input.createdBy,
       job: {
         id: randomUUID(),
         status: input.status,
@@ -367,7 +533,7 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
   }
 
   // Coder's PATCH /api/v2/templates/{id}/versions (coder-cli.md §3).
-  const activate = (templateId: string, versionId: string): void => {
+  const activate = (templateId: string, versionId: string, by: string): void => {
     const template = templates.get(templateId)
     if (!template) {
       throw new CoderBackendError(
@@ -392,8 +558,18 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
     if (version.archived) {
       throw new CoderBackendError(400, 'The provided template version is archived.')
     }
+    const previousVersionId = template.activeVersionId
     template.activeVersionId = version.id
     template.updatedAt = nowIso()
+    const record: ActivationRecord = {
+      at: Date.now(),
+      templateId,
+      versionId,
+      previousVersionId,
+      by
+    }
+    activations.push(record)
+    events.emit('activated', record)
   }
 
   const backend: CoderBackend = {
@@ -419,7 +595,8 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
       if (!t) return []
       return [...versions.values()].filter((v) => v.templateId === t.id).map(toSandboxVersion)
     },
-    activate
+    // The aggregated API activates with the operator's token (coder-k8s-api.md §2.4 audit).
+    activate: (templateId, versionId) => activate(templateId, versionId, 'coder-k8s-operator')
   }
 
   // --- HTTP ----------------------------------------------------------------------------------
@@ -458,9 +635,13 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
     req: IncomingMessage,
     method: string,
     path: string,
-    requestBody: Buffer
+    requestBody: Buffer,
+    caller: UserRecord
   ): Answer => {
     let m: RegExpMatchArray | null
+    if (method === 'GET' && path === '/api/v2/users/me') {
+      return { status: 200, body: userJson(caller) }
+    }
     if (method === 'GET' && path === '/api/v2/users/me/organizations') {
       return { status: 200, body: organizations.map(organizationJson) }
     }
@@ -579,7 +760,8 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
         organizationId: org.id,
         message: typeof body.message === 'string' ? body.message : '',
         fileId,
-        status: 'pending'
+        status: 'pending',
+        createdBy: caller.id
       })
       runImport(record)
       return { status: 201, body: versionJson(record) }
@@ -621,7 +803,8 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
         activeVersionId: version.id, // coder-cli.md §1.5: the first version is active
         deprecated: false,
         createdAt: at,
-        updatedAt: at
+        updatedAt: at,
+        createdBy: caller.id
       }
       templates.set(template.id, template)
       version.templateId = template.id
@@ -630,7 +813,7 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
     if (method === 'PATCH' && (m = path.match(/^\/api\/v2\/templates\/([^/]+)\/versions$/))) {
       const body = parseJson(requestBody)
       try {
-        activate(m[1], String(body.id ?? ''))
+        activate(m[1], String(body.id ?? ''), caller.username)
       } catch (error) {
         if (error instanceof CoderBackendError) throw new HttpError(error.status, error.message)
         throw error
@@ -701,11 +884,13 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
         return
       }
       if (!path.startsWith('/api/v2/')) throw new HttpError(404, 'Not found')
-      if (req.headers['coder-session-token'] !== token) {
+      const given = sessionToken(req, rawPath)
+      const caller = userByToken(given)
+      if (!caller) {
         throw new HttpError(
           401,
           SIGNED_OUT_MESSAGE,
-          req.headers['coder-session-token']
+          given
             ? 'API key is invalid.'
             : 'Cookie "coder_session_token" or header "Coder-Session-Token" must be provided.'
         )
@@ -716,7 +901,7 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
       if (req.headers['content-type']?.startsWith('application/json')) {
         recordedBody = body.toString('utf8')
       }
-      const answer = handleApi(req, method, path, body)
+      const answer = handleApi(req, method, path, body, caller)
       send(answer.status, answer.body)
     } catch (error) {
       if (error instanceof HttpError) {
@@ -733,29 +918,65 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
       for (const secret of ['coder-session-token', 'cookie', 'authorization']) {
         if (headers[secret] !== undefined) headers[secret] = '[redacted]'
       }
-      requests.push({
+      const entry: RecordedRequest = {
         method,
         path: rawPath,
         status,
         at: Date.now(),
         ...(recordedBody !== undefined ? { body: recordedBody } : {}),
         headers
-      })
+      }
+      requests.push(entry)
+      events.emit('request', entry)
+    }
+  }
+
+  // coder-cli.md §3: the header, else the cookie or the query parameter coder_session_token.
+  const sessionToken = (req: IncomingMessage, rawPath: string): string | undefined => {
+    const header = req.headers['coder-session-token']
+    if (typeof header === 'string' && header) return header
+    const cookie = /(?:^|;\s*)coder_session_token=([^;]*)/.exec(String(req.headers.cookie ?? ''))
+    if (cookie) return decodeURIComponent(cookie[1])
+    return new URL(rawPath, 'http://x').searchParams.get('coder_session_token') ?? undefined
+  }
+
+  /** Fake-only: the fake CLI reports its runs here (not a Coder route, not in `requests`). */
+  const handleCliReport = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      const report = JSON.parse((await readBody(req, 1 << 20)).toString('utf8')) as Omit<
+        CliInvocation,
+        'at'
+      >
+      const existing = cliInvocations.find((i) => i.id === report.id)
+      if (existing) Object.assign(existing, report)
+      else cliInvocations.push({ ...report, at: Date.now() })
+      res.writeHead(204).end()
+    } catch {
+      res.writeHead(400).end()
     }
   }
 
   const server: Server = createServer((req, res) => {
+    if (req.method === 'POST' && req.url === '/__sandbox/cli-invocations') {
+      void handleCliReport(req, res)
+      return
+    }
     void handle(req, res)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const port = (server.address() as AddressInfo).port
+  bakeCli(`http://127.0.0.1:${port}`)
 
   const sandbox: CoderSandbox = {
     url: `http://127.0.0.1:${port}`,
     token,
+    user: publicUser(user),
     serverVersion,
     backend,
     requests,
+    cliInvocations,
+    activations,
+    events,
     files,
     importDelayMs: options.importDelayMs ?? 50,
     cancelDelayMs: options.cancelDelayMs ?? 20,
@@ -779,15 +1000,18 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
       if (findTemplateRecord(org.id, input.name)) {
         throw new Error(`sandbox: template ${input.name} already exists`)
       }
+      const creator = userByName(input.createdBy)
       const version = newVersionRecord({
         name: input.versionName ?? 'initial',
         templateId: null,
         organizationId: org.id,
         message: 'seeded',
         fileId: '',
-        status: 'succeeded'
+        status: 'succeeded',
+        createdAt: input.createdAt,
+        createdBy: creator.id
       })
-      const at = nowIso()
+      const at = version.createdAt
       const template: TemplateRecord = {
         id: randomUUID(),
         name: input.name,
@@ -795,7 +1019,8 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
         activeVersionId: version.id,
         deprecated: false,
         createdAt: at,
-        updatedAt: at
+        updatedAt: at,
+        createdBy: creator.id
       }
       templates.set(template.id, template)
       version.templateId = template.id
@@ -815,11 +1040,24 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
         message: input.message ?? 'seeded',
         fileId: '',
         status: input.jobStatus ?? 'succeeded',
-        error: input.jobError
+        error: input.jobError,
+        createdAt: input.createdAt,
+        createdBy: userByName(input.createdBy).id
       })
       record.archived = input.archived ?? false
-      if (input.activate) activate(template.id, record.id)
+      if (input.activate) activate(template.id, record.id, userByName(input.createdBy).username)
       return toSandboxVersion(record)
+    },
+    addUser(input) {
+      return publicUser(addUser(input))
+    },
+    activateVersion(input) {
+      const org = requireSeedOrg(input.organization)
+      const template = findTemplateRecord(org.id, input.template)
+      if (!template) throw new Error(`sandbox: no template ${input.template}`)
+      const version = findVersionRecord(template.id, input.version)
+      if (!version) throw new Error(`sandbox: no version ${input.version} of ${input.template}`)
+      activate(template.id, version.id, input.by ?? 'another-writer')
     },
     async close() {
       for (const timer of timers) clearTimeout(timer)
@@ -827,6 +1065,10 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     }
+  }
+
+  function publicUser(u: UserRecord): SandboxUser {
+    return { id: u.id, username: u.username, email: u.email, roles: [...u.roles], token: u.token }
   }
 
   function requireSeedOrg(name: string | undefined): OrganizationRecord {

@@ -1,10 +1,22 @@
 // The GitHub part of the sandbox world.
 export { startGitHubSandbox } from './server.js'
 export type {
+  CreateRepoOptions,
   GitHubSandbox,
   GitHubSandboxOptions,
   RateLimitFault,
   RateLimitKind,
-  SandboxCommit
+  SandboxComment,
+  SandboxCommit,
+  SandboxPullRequest
 } from './server.js'
+export type { MergeableState } from './pulls.js'
+export type { ProtectionOptions, RuleDefinition, RulesetOptions } from './rules.js'
+export type {
+  MergeMethod,
+  RepoRole,
+  RepoSettings,
+  SandboxTokenOptions,
+  TokenKind
+} from './state.js'
 export { gitBlobSha } from './git-objects.js'

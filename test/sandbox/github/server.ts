@@ -1,20 +1,64 @@
-// A local GitHub REST API: the subset Octokit calls to commit one file through the contents API.
-// Answers, headers and error bodies follow api.github.com. Texts measured on github.com by others
-// are cited; the rest is marked `guess`.
+// A local GitHub API on 127.0.0.1: REST (also under the GHES prefix /api/v3) and GraphQL (/graphql,
+// and /api/graphql where @octokit/graphql sends it for a /api/v3 base URL). This module does the
+// HTTP side: authentication, fault injection, request records and counters, conditional requests
+// (ETag / 304), and the GitHubSandbox handle tests script the world through. The endpoints live in
+// repos.ts, git-data.ts, rules.ts, pulls.ts, issues.ts and graphql.ts. Answers follow
+// api.github.com; texts measured on github.com by others are cited, the rest is marked `guess`.
+import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { GitCommit, RecordedRequest } from '../contracts.js'
-import { fakeCommitSha, gitBlobSha, githubBase64 } from './git-objects.js'
+import { DOCS, HttpFailure } from './errors.js'
+import { type CommitObject, gitDate, type Person } from './git-objects.js'
+import { gitDataRoutes } from './git-data.js'
+import { graphqlRoute } from './graphql.js'
+import { addComment, issueRoutes } from './issues.js'
+import { repoRoutes } from './repos.js'
+import { userRoutes } from './users.js'
+import { RouteContext, Router } from './router.js'
+import {
+  autoMergeTick,
+  closePull,
+  headSha,
+  mergeability,
+  type MergeableState,
+  openPull,
+  performMerge,
+  pullRoutes
+} from './pulls.js'
+import {
+  makeProtection,
+  makeRuleset,
+  type ProtectionOptions,
+  ruleRoutes,
+  type RulesetOptions
+} from './rules.js'
+import {
+  type MergeMethod,
+  OTHER_WRITER,
+  type RepoSettings,
+  SandboxState,
+  type SandboxTokenOptions,
+  type StoredPull,
+  type StoredRepo,
+  tokenGrant
+} from './state.js'
 
 export interface GitHubSandboxOptions {
-  /** The token with write access; a random one when absent. */
+  /** The default token; a random ghs_ token when absent. */
   token?: string
+  /** What the default token may do. Default: a GITHUB_TOKEN with write access (github-actions[bot]). */
+  tokenOptions?: SandboxTokenOptions
 }
 
 export interface SandboxCommit extends GitCommit {
   message: string
+  /** First parent (null for a root commit). */
   parent: string | null
-  author: { name: string; email: string; date: string }
+  parents: string[]
+  tree: string
+  author: Person
+  committer: Person
 }
 
 export type RateLimitKind = 'primary' | 'secondary'
@@ -26,25 +70,69 @@ export interface RateLimitFault {
   seconds?: number
 }
 
+export interface CreateRepoOptions {
+  defaultBranch?: string
+  files?: Record<string, string>
+  settings?: Partial<RepoSettings>
+}
+
+export interface SandboxPullRequest {
+  number: number
+  nodeId: string
+  title: string
+  body: string | null
+  user: string
+  head: string
+  base: string
+  headSha: string
+  state: 'open' | 'closed'
+  merged: boolean
+  mergedBy: string | null
+  mergeCommitSha: string | null
+  closedBy: string | null
+  labels: string[]
+  autoMerge: { enabledBy: string; mergeMethod: MergeMethod } | null
+  approvals: string[]
+  mergeable: boolean | null
+  mergeableState: MergeableState
+}
+
+export interface SandboxComment {
+  id: number
+  body: string
+  user: string
+  createdAt: string
+  updatedAt: string
+}
+
 export interface GitHubSandbox {
-  /** API base URL, what GITHUB_API_URL holds. */
+  /** API base URL, what GITHUB_API_URL holds. `${url}/api/v3` serves the same API as GHES. */
   url: string
   /** Web base URL, what GITHUB_SERVER_URL holds (html_url values start with it). */
   serverUrl: string
-  /** A token with write access to every repository. */
+  /** The default token (write access to every repository unless tokenOptions say otherwise). */
   token: string
+  /** Every answered request (304s and errors included), oldest first. */
   requests: RecordedRequest[]
-  /** A token that can read but not write (PUT answers 403 like a read-only GITHUB_TOKEN). */
+  /** Adds a token; by default like a GITHUB_TOKEN with write access. */
+  addToken(token: string, options?: SandboxTokenOptions): void
+  /** A token that can read but not write (writes answer 403 like a read-only GITHUB_TOKEN). */
   addReadOnlyToken(token: string): void
-  createRepo(
-    owner: string,
-    repo: string,
-    options?: { defaultBranch?: string; files?: Record<string, string> }
-  ): void
+  createRepo(owner: string, repo: string, options?: CreateRepoOptions): void
+  setRepoSettings(owner: string, repo: string, settings: Partial<RepoSettings>): void
+  repoSettings(owner: string, repo: string): RepoSettings
+  /** A repository ruleset (e.g. {requirePullRequest: true} on the default branch); returns its id. */
+  addRuleset(owner: string, repo: string, options: RulesetOptions): number
+  removeRuleset(owner: string, repo: string, id: number): void
+  /** Classic branch protection (default: a pull request with 1 approving review is required). */
+  protectBranch(owner: string, repo: string, branch: string, options?: ProtectionOptions): void
+  unprotectBranch(owner: string, repo: string, branch: string): void
+  /** Points a new branch at another's head (default: the default branch). Fires onCommit. */
   createBranch(owner: string, repo: string, branch: string, from?: string): void
   deleteBranch(owner: string, repo: string, branch: string): void
+  branchHead(owner: string, repo: string, branch: string): string | null
   readFile(owner: string, repo: string, branch: string, path: string): string | null
-  /** Commits as another writer; content null deletes. Returns the commit SHA. */
+  /** Commits as another writer (ignores rules and protection); content null deletes. Returns the SHA. */
   writeFile(
     owner: string,
     repo: string,
@@ -53,11 +141,17 @@ export interface GitHubSandbox {
     content: string | null,
     message?: string
   ): string
-  /** Oldest first. */
+  /** The first-parent history of a branch, oldest first. */
   commits(owner: string, repo: string, branch: string): SandboxCommit[]
+  /** Fires for every branch move (API writes, merges, scripted writes) with the changed paths. */
   onCommit(listener: (commit: GitCommit) => void): () => void
   /** Called before each authenticated API request is handled (e.g. to race a PUT). */
   beforeRequest(listener: (method: string, path: string) => void): () => void
+  /**
+   * The next `count` branch writes meet another writer who moves the branch first: a contents
+   * PUT/DELETE answers `kind` ("is at X but expected Y"); a non-forced ref PATCH is no longer a fast
+   * forward (422 "Update is not a fast forward").
+   */
   injectConflicts(count: number, kind: 409 | 422): void
   injectServerErrors(count: number, status?: number): void
   injectRateLimit(count: number, fault?: RateLimitFault): void
@@ -66,224 +160,62 @@ export interface GitHubSandbox {
    * client gives up or the sandbox closes. Recorded with status 0.
    */
   hangNextRequests(count: number): void
+  /** A person opens a pull request (default base: the default branch); returns its number. */
+  openPullRequest(
+    owner: string,
+    repo: string,
+    options: { head: string; base?: string; title?: string; body?: string; login?: string }
+  ): number
+  /** A reviewer approves: the "required review" that unblocks a merge or an auto-merge. */
+  approvePullRequest(owner: string, repo: string, number: number, login?: string): void
+  /** A person merges (as an admin would: requirements are not checked). Returns the merge SHA. */
+  mergePullRequest(
+    owner: string,
+    repo: string,
+    number: number,
+    options?: { login?: string; method?: MergeMethod }
+  ): string
+  /** A person closes the pull request without merging (`closed_by` is this login). */
+  closePullRequest(owner: string, repo: string, number: number, login?: string): void
+  /** A person comments on a pull request. */
+  commentOnPullRequest(
+    owner: string,
+    repo: string,
+    number: number,
+    body: string,
+    login?: string
+  ): number
+  pullRequest(owner: string, repo: string, number: number): SandboxPullRequest | null
+  pullRequests(owner: string, repo: string): SandboxPullRequest[]
+  comments(owner: string, repo: string, number: number): SandboxComment[]
+  /** Requests per route, keyed `METHOD /template` (e.g. 'GET /repos/{owner}/{repo}/pulls/{pull_number}'). */
+  routeCounts(): Record<string, number>
   close(): Promise<void>
 }
 
-interface StoredRepo {
-  id: number
-  owner: string
-  name: string
-  defaultBranch: string
-  branches: Map<string, string> // branch -> head commit SHA
-  commits: Map<string, StoredCommit>
-}
-
-interface StoredCommit {
-  sha: string
-  parent: string | null
-  message: string
-  author: { name: string; email: string; date: string }
-  files: Map<string, string> // full snapshot: path -> content
-  changes: Map<string, string | null>
-  branch: string
-}
-
-class HttpFailure extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly documentationUrl: string,
-    readonly headers: Record<string, string> = {}
-  ) {
-    super(message)
-  }
-}
-
-const DOCS = {
-  rest: 'https://docs.github.com/rest',
-  getRepo: 'https://docs.github.com/rest/repos/repos#get-a-repository',
-  getContent: 'https://docs.github.com/rest/repos/contents#get-repository-content',
-  putContent: 'https://docs.github.com/rest/repos/contents#create-or-update-file-contents',
-  rateLimit: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api',
-  secondary:
-    'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits'
-}
-
-const OTHER_WRITER = { name: 'other-writer', email: 'other-writer@example.com' }
-const GATE_WRITER = {
-  name: 'github-actions[bot]',
-  email: 'github-actions[bot]@users.noreply.github.com'
-}
+const HUMAN = 'octocat'
 
 export async function startGitHubSandbox(
   options: GitHubSandboxOptions = {}
 ): Promise<GitHubSandbox> {
+  const state = new SandboxState()
   const token = options.token ?? `ghs_${Math.random().toString(36).slice(2)}sandbox`
-  const writeTokens = new Set([token])
-  const readOnlyTokens = new Set<string>()
-  const repos = new Map<string, StoredRepo>()
+  state.tokens.set(token, tokenGrant(options.tokenOptions))
+  const router = new Router()
+  // First match wins: /branches/{branch}/protection before /branches/{branch+}.
+  router.add([...ruleRoutes, ...repoRoutes, ...gitDataRoutes, ...pullRoutes, ...issueRoutes])
+  router.add(userRoutes)
+  router.add([graphqlRoute])
   const requests: RecordedRequest[] = []
-  const commitListeners = new Set<(commit: GitCommit) => void>()
+  const counts = new Map<string, number>()
   const requestListeners = new Set<(method: string, path: string) => void>()
-  const conflictFaults: Array<409 | 422> = []
   const serverErrorFaults: number[] = []
   const rateLimitFaults: RateLimitFault[] = []
   let requestsToHang = 0
-  let nextRepoId = 1000
-  let otherWriterFiles = 0
   let apiCalls = 0
   let base = ''
 
-  const repoKey = (owner: string, repo: string) => `${owner}/${repo}`.toLowerCase()
-
-  function findRepo(owner: string, repo: string): StoredRepo | undefined {
-    return repos.get(repoKey(owner, repo))
-  }
-
-  function mustRepo(owner: string, repo: string): StoredRepo {
-    const found = findRepo(owner, repo)
-    if (!found) throw new Error(`sandbox: no repository ${owner}/${repo}`)
-    return found
-  }
-
-  function headCommit(repo: StoredRepo, branch: string): StoredCommit | undefined {
-    const head = repo.branches.get(branch)
-    return head === undefined ? undefined : repo.commits.get(head)
-  }
-
-  function makeCommit(
-    repo: StoredRepo,
-    branch: string,
-    changes: Map<string, string | null>,
-    message: string,
-    author: { name: string; email: string }
-  ): StoredCommit {
-    const parent = headCommit(repo, branch) ?? null
-    const files = new Map(parent?.files ?? [])
-    for (const [path, content] of changes) {
-      if (content === null) files.delete(path)
-      else files.set(path, content)
-    }
-    const sha = fakeCommitSha(parent?.sha ?? null, message, [...changes.keys()])
-    const commit: StoredCommit = {
-      sha,
-      parent: parent?.sha ?? null,
-      message,
-      author: { ...author, date: new Date().toISOString() },
-      files,
-      changes: new Map(changes),
-      branch
-    }
-    repo.commits.set(sha, commit)
-    repo.branches.set(branch, sha)
-    const event: GitCommit = {
-      owner: repo.owner,
-      repo: repo.name,
-      branch,
-      sha,
-      changes: new Map(changes)
-    }
-    for (const listener of commitListeners) {
-      try {
-        listener(event)
-      } catch (error) {
-        // A broken subscriber must not break the API answer; make it visible instead.
-        console.error('github sandbox: onCommit listener failed', error)
-      }
-    }
-    return commit
-  }
-
-  function publicCommit(repo: StoredRepo, commit: StoredCommit): SandboxCommit {
-    return {
-      owner: repo.owner,
-      repo: repo.name,
-      branch: commit.branch,
-      sha: commit.sha,
-      changes: new Map(commit.changes),
-      message: commit.message,
-      parent: commit.parent,
-      author: { ...commit.author }
-    }
-  }
-
-  // ---- JSON shapes as api.github.com sends them ----
-
-  const htmlRepoUrl = (repo: StoredRepo) => `${base}/${repo.owner}/${repo.name}`
-  const apiRepoUrl = (repo: StoredRepo) => `${base}/repos/${repo.owner}/${repo.name}`
-
-  function repoJson(repo: StoredRepo) {
-    return {
-      id: repo.id,
-      node_id: Buffer.from(`010:Repository${repo.id}`).toString('base64'),
-      name: repo.name,
-      full_name: `${repo.owner}/${repo.name}`,
-      private: true,
-      owner: { login: repo.owner, id: repo.id + 1, type: 'Organization' },
-      html_url: htmlRepoUrl(repo),
-      url: apiRepoUrl(repo),
-      default_branch: repo.defaultBranch,
-      visibility: 'private',
-      permissions: { admin: false, maintain: false, push: true, triage: true, pull: true }
-    }
-  }
-
-  function fileJson(
-    repo: StoredRepo,
-    ref: string,
-    path: string,
-    content: string,
-    withContent: boolean
-  ) {
-    const sha = gitBlobSha(content)
-    const name = path.split('/').pop() ?? path
-    const url = `${apiRepoUrl(repo)}/contents/${path}?ref=${encodeURIComponent(ref)}`
-    const htmlUrl = `${htmlRepoUrl(repo)}/blob/${ref}/${path}`
-    const gitUrl = `${apiRepoUrl(repo)}/git/blobs/${sha}`
-    const json: Record<string, unknown> = {
-      name,
-      path,
-      sha,
-      size: Buffer.byteLength(content, 'utf8'),
-      url,
-      html_url: htmlUrl,
-      git_url: gitUrl,
-      download_url: `${base}/raw/${repo.owner}/${repo.name}/${ref}/${path}`,
-      type: 'file',
-      _links: { self: url, git: gitUrl, html: htmlUrl }
-    }
-    if (withContent) {
-      json.content = githubBase64(content)
-      json.encoding = 'base64'
-    }
-    return json
-  }
-
-  function commitJson(repo: StoredRepo, commit: StoredCommit) {
-    const person = { ...commit.author }
-    return {
-      sha: commit.sha,
-      node_id: Buffer.from(`06:Commit${commit.sha}`).toString('base64'),
-      url: `${apiRepoUrl(repo)}/git/commits/${commit.sha}`,
-      html_url: `${htmlRepoUrl(repo)}/commit/${commit.sha}`,
-      author: person,
-      committer: person,
-      message: commit.message,
-      tree: { sha: gitBlobSha(`tree ${commit.sha}`), url: `${apiRepoUrl(repo)}/git/trees` },
-      parents: commit.parent
-        ? [
-            {
-              sha: commit.parent,
-              url: `${apiRepoUrl(repo)}/git/commits/${commit.parent}`,
-              html_url: `${htmlRepoUrl(repo)}/commit/${commit.parent}`
-            }
-          ]
-        : [],
-      verification: { verified: false, reason: 'unsigned', signature: null, payload: null }
-    }
-  }
-
-  // ---- request handling ----
+  // ---- rate limits ----
 
   function rateHeaders(): Record<string, string> {
     const used = Math.min(apiCalls, 5000)
@@ -324,133 +256,7 @@ export async function startGitHubSandbox(
     )
   }
 
-  function route(
-    method: string,
-    url: URL,
-    body: unknown,
-    canWrite: boolean
-  ): { status: number; json: unknown } {
-    const segments = url.pathname.split('/').filter((s) => s !== '')
-    if (segments[0] !== 'repos' || segments.length < 3) {
-      throw new HttpFailure(404, 'Not Found', DOCS.rest)
-    }
-    const owner = decodeURIComponent(segments[1])
-    const name = decodeURIComponent(segments[2])
-    const repo = findRepo(owner, name)
-    if (segments.length === 3) {
-      if (method !== 'GET') throw new HttpFailure(404, 'Not Found', DOCS.rest)
-      if (!repo) throw new HttpFailure(404, 'Not Found', DOCS.getRepo)
-      return { status: 200, json: repoJson(repo) }
-    }
-    if (segments[3] !== 'contents') throw new HttpFailure(404, 'Not Found', DOCS.rest)
-    // Octokit sends the path with its slashes encoded (%2F); GitHub accepts both forms.
-    const path = decodeURIComponent(segments.slice(4).join('/'))
-    if (method === 'GET') {
-      if (!repo) throw new HttpFailure(404, 'Not Found', DOCS.getContent)
-      return { status: 200, json: getContent(repo, path, url.searchParams.get('ref')) }
-    }
-    if (method === 'PUT') {
-      if (!repo) throw new HttpFailure(404, 'Not Found', DOCS.putContent)
-      if (!canWrite) {
-        // What a GITHUB_TOKEN without `contents: write` receives.
-        throw new HttpFailure(403, 'Resource not accessible by integration', DOCS.putContent)
-      }
-      return putContent(repo, path, body)
-    }
-    throw new HttpFailure(404, 'Not Found', DOCS.rest)
-  }
-
-  function getContent(repo: StoredRepo, path: string, ref: string | null) {
-    const refName = ref ?? repo.defaultBranch
-    const commit = headCommit(repo, refName) ?? repo.commits.get(refName)
-    if (!commit) {
-      // Widely reported text of api.github.com for an unknown ref.
-      throw new HttpFailure(404, `No commit found for the ref ${refName}`, DOCS.getContent)
-    }
-    const content = commit.files.get(path)
-    if (content !== undefined) return fileJson(repo, refName, path, content, true)
-    const prefix = path === '' ? '' : `${path}/`
-    const entries = new Map<string, Record<string, unknown>>()
-    for (const [filePath, fileContent] of commit.files) {
-      if (!filePath.startsWith(prefix)) continue
-      const rest = filePath.slice(prefix.length)
-      const slash = rest.indexOf('/')
-      if (slash === -1) {
-        entries.set(rest, fileJson(repo, refName, filePath, fileContent, false))
-      } else {
-        const dir = rest.slice(0, slash)
-        entries.set(dir, { name: dir, path: `${prefix}${dir}`, type: 'dir' })
-      }
-    }
-    if (entries.size === 0) throw new HttpFailure(404, 'Not Found', DOCS.getContent)
-    return [...entries.values()]
-  }
-
-  function putContent(repo: StoredRepo, path: string, body: unknown) {
-    const input = (body ?? {}) as Record<string, unknown>
-    for (const field of ['message', 'content']) {
-      if (typeof input[field] !== 'string') {
-        // Measured text for a missing required field (pome-sh/digital-twins#400).
-        throw new HttpFailure(
-          422,
-          `Invalid request.\n\n"${field}" wasn't supplied.`,
-          DOCS.putContent
-        )
-      }
-    }
-    const branch = typeof input.branch === 'string' ? input.branch : repo.defaultBranch
-    const before = headCommit(repo, branch)
-    if (!before) {
-      // Measured: the branch is checked before the sha; text per pome-sh/digital-twins#400.
-      throw new HttpFailure(404, `Branch ${branch} not found`, DOCS.putContent)
-    }
-    const fault = conflictFaults.shift()
-    if (fault !== undefined) {
-      // Another writer moves the branch head between our read and our write.
-      otherWriterFiles += 1
-      const moved = makeCommit(
-        repo,
-        branch,
-        new Map([[`other-writer/change-${otherWriterFiles}.txt`, `change ${otherWriterFiles}\n`]]),
-        `Unrelated change ${otherWriterFiles}`,
-        OTHER_WRITER
-      )
-      // Reported texts of the ref race ("is at <new> but expected <old>"), seen both as 409 and as
-      // 422 (e.g. fresh-app/factory#21); guess: which status GitHub picks depends on where it lost.
-      throw new HttpFailure(fault, `is at ${moved.sha} but expected ${before.sha}`, DOCS.putContent)
-    }
-    const existing = before.files.get(path)
-    const sha = typeof input.sha === 'string' ? input.sha : undefined
-    if (existing !== undefined) {
-      if (sha === undefined) {
-        throw new HttpFailure(422, 'Invalid request.\n\n"sha" wasn\'t supplied.', DOCS.putContent)
-      }
-      if (sha !== gitBlobSha(existing)) {
-        throw new HttpFailure(409, `${path} does not match ${sha}`, DOCS.putContent)
-      }
-    }
-    const content = Buffer.from(input.content as string, 'base64').toString('utf8')
-    const committer = input.committer as { name?: string; email?: string } | undefined
-    const author =
-      committer && typeof committer.name === 'string' && typeof committer.email === 'string'
-        ? { name: committer.name, email: committer.email }
-        : GATE_WRITER
-    const commit = makeCommit(
-      repo,
-      branch,
-      new Map([[path, content]]),
-      input.message as string,
-      author
-    )
-    return {
-      // Measured: 201 when the path is new (a sha is then ignored), 200 on update.
-      status: existing === undefined ? 201 : 200,
-      json: {
-        content: fileJson(repo, branch, path, content, false),
-        commit: commitJson(repo, commit)
-      }
-    }
-  }
+  // ---- HTTP ----
 
   async function readBody(req: IncomingMessage): Promise<string> {
     const chunks: Buffer[] = []
@@ -466,23 +272,7 @@ export async function startGitHubSandbox(
     return headers
   }
 
-  function send(
-    req: IncomingMessage,
-    res: ServerResponse,
-    requestBody: string,
-    status: number,
-    json: unknown,
-    headers: Record<string, string>
-  ) {
-    const text = JSON.stringify(json)
-    res.writeHead(status, {
-      'content-type': 'application/json; charset=utf-8',
-      'x-github-media-type': 'github.v3; format=json',
-      'x-github-request-id': `SANDBOX:${requests.length + 1}`,
-      'x-github-api-version-selected': '2022-11-28',
-      ...headers
-    })
-    res.end(text)
+  function record(req: IncomingMessage, requestBody: string, status: number): void {
     requests.push({
       method: req.method ?? '',
       path: req.url ?? '',
@@ -493,27 +283,73 @@ export async function startGitHubSandbox(
     })
   }
 
+  function send(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestBody: string,
+    status: number,
+    json: unknown,
+    headers: Record<string, string>
+  ) {
+    const withBody = status !== 204 && status !== 304 && json !== undefined
+    res.writeHead(status, {
+      ...(withBody ? { 'content-type': 'application/json; charset=utf-8' } : {}),
+      'x-github-media-type': 'github.v3; format=json',
+      'x-github-request-id': `SANDBOX:${requests.length + 1}`,
+      'x-github-api-version-selected': '2022-11-28',
+      ...headers
+    })
+    res.end(withBody ? JSON.stringify(json) : undefined)
+    record(req, requestBody, status)
+  }
+
+  /**
+   * A strong validator of the JSON answer (GitHub often sends the weak form W/"…" for compressed
+   * answers); If-None-Match matches either form, as GitHub's does.
+   */
+  const etagOf = (json: unknown) =>
+    `"${createHash('sha1').update(JSON.stringify(json)).digest('hex')}"`
+
+  function notModified(req: IncomingMessage, etag: string): boolean {
+    const header = req.headers['if-none-match']
+    if (typeof header !== 'string') return false
+    return header
+      .split(',')
+      .map((tag) => tag.trim().replace(/^W\//, ''))
+      .some((tag) => tag === etag || tag === '*')
+  }
+
+  /** REST path without the GHES prefix, and the API base of this request. */
+  function locate(pathname: string): { path: string; apiBase: string } {
+    if (pathname === '/graphql' || pathname === '/api/graphql') {
+      return { path: '/graphql', apiBase: base }
+    }
+    if (pathname === '/api/v3' || pathname.startsWith('/api/v3/')) {
+      return { path: pathname.slice('/api/v3'.length) || '/', apiBase: `${base}/api/v3` }
+    }
+    return { path: pathname, apiBase: base }
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const requestBody = await readBody(req)
     const method = req.method ?? 'GET'
     const url = new URL(req.url ?? '/', base)
+    const { path, apiBase } = locate(url.pathname)
+    const matched = router.match(method, path)
+    const countKey = matched ? `${method} ${matched.route.template}` : `${method} (no route)`
+    counts.set(countKey, (counts.get(countKey) ?? 0) + 1)
     try {
       const presented = /^(?:token|bearer)\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1]
-      const canRead =
-        presented !== undefined && (writeTokens.has(presented) || readOnlyTokens.has(presented))
-      if (!canRead) throw new HttpFailure(401, 'Bad credentials', DOCS.rest)
+      const grant = presented === undefined ? undefined : state.tokens.get(presented)
+      if (!grant) {
+        const docs = matched?.route === graphqlRoute ? DOCS.graphql : DOCS.rest
+        throw new HttpFailure(401, 'Bad credentials', docs)
+      }
       apiCalls += 1
       for (const listener of requestListeners) listener(method, url.pathname + url.search)
       if (requestsToHang > 0) {
         requestsToHang -= 1
-        requests.push({
-          method,
-          path: req.url ?? '',
-          status: 0,
-          at: Date.now(),
-          ...(requestBody === '' ? {} : { body: requestBody }),
-          headers: redactedHeaders(req)
-        })
+        record(req, requestBody, 0)
         return
       }
       const rateFault = rateLimitFaults.shift()
@@ -531,27 +367,46 @@ export async function startGitHubSandbox(
           throw new HttpFailure(400, 'Problems parsing JSON', DOCS.rest)
         }
       }
-      const answer = route(method, url, body, writeTokens.has(presented))
-      send(req, res, requestBody, answer.status, answer.json, rateHeaders())
+      if (!matched) throw new HttpFailure(404, 'Not Found', DOCS.rest)
+      const ctx = new RouteContext(
+        state,
+        matched.route,
+        matched.params,
+        url.searchParams,
+        body,
+        grant,
+        apiBase,
+        base,
+        req.headers
+      )
+      const answer = matched.route.handle(ctx)
+      const headers = { ...rateHeaders(), ...answer.headers }
+      if (method === 'GET' && answer.status === 200) {
+        const etag = etagOf(answer.json)
+        Object.assign(headers, {
+          etag,
+          // Headers of GitHub's authenticated GETs (as in Mergifyio/git-pull-request#97's log).
+          'cache-control': 'private, max-age=60, s-maxage=60',
+          vary: 'Accept, Authorization, Cookie, X-GitHub-OTP'
+        })
+        if (notModified(req, etag)) {
+          // A 304 does not count against the rate limit (GitHub's conditional-request docs).
+          apiCalls -= 1
+          send(req, res, requestBody, 304, undefined, { ...headers, ...rateHeaders() })
+          return
+        }
+      }
+      send(req, res, requestBody, answer.status, answer.json, headers)
     } catch (error) {
       if (!(error instanceof HttpFailure)) {
+        console.error('github sandbox: handler failed', error)
         send(req, res, requestBody, 500, { message: String(error) }, {})
         return
       }
-      const headers = { ...rateHeaders(), ...error.headers }
-      send(
-        req,
-        res,
-        requestBody,
-        error.status,
-        // GitHub sends `status` as a string (measured, pome-sh/digital-twins#400).
-        {
-          message: error.message,
-          documentation_url: error.documentationUrl,
-          status: String(error.status)
-        },
-        headers
-      )
+      send(req, res, requestBody, error.status, error.body(), {
+        ...rateHeaders(),
+        ...error.headers
+      })
     }
   }
 
@@ -567,83 +422,141 @@ export async function startGitHubSandbox(
   const port = (server.address() as AddressInfo).port
   base = `http://127.0.0.1:${port}`
 
-  return {
+  // Auto-merge works in the background, like GitHub's.
+  const ticker = setInterval(() => autoMergeTick(state), 10)
+  ticker.unref()
+
+  // ---- the scripting handle ----
+
+  const repoOf = (owner: string, name: string) => state.mustRepo(owner, name)
+
+  function publicCommit(repo: StoredRepo, commit: CommitObject, branch: string): SandboxCommit {
+    return {
+      owner: repo.owner,
+      repo: repo.name,
+      branch: repo.commitBranch.get(commit.sha) ?? branch,
+      sha: commit.sha,
+      changes: state.diff(repo, commit.parents[0] ?? null, commit.sha),
+      message: commit.message,
+      parent: commit.parents[0] ?? null,
+      parents: [...commit.parents],
+      tree: commit.tree,
+      author: { ...commit.author },
+      committer: { ...commit.committer }
+    }
+  }
+
+  function publicPull(repo: StoredRepo, pull: StoredPull): SandboxPullRequest {
+    const status = mergeability(state, repo, pull)
+    return {
+      number: pull.number,
+      nodeId: pull.nodeId,
+      title: pull.title,
+      body: pull.body,
+      user: pull.user,
+      head: pull.head,
+      base: pull.base,
+      headSha: headSha(repo, pull),
+      state: pull.state,
+      merged: pull.mergedAt !== null,
+      mergedBy: pull.mergedBy,
+      mergeCommitSha: pull.mergeCommitSha,
+      closedBy: pull.closedBy,
+      labels: [...pull.labels],
+      autoMerge: pull.autoMerge
+        ? { enabledBy: pull.autoMerge.enabledBy, mergeMethod: pull.autoMerge.mergeMethod }
+        : null,
+      approvals: [...pull.approvals],
+      mergeable: status.mergeable,
+      mergeableState: status.state
+    }
+  }
+
+  const sandbox: GitHubSandbox = {
     url: base,
     serverUrl: base,
     token,
     requests,
+    addToken(value, tokenOptions) {
+      state.tokens.set(value, tokenGrant(tokenOptions))
+    },
     addReadOnlyToken(value) {
-      readOnlyTokens.add(value)
+      state.tokens.set(value, tokenGrant({ role: 'read' }))
     },
     createRepo(owner, name, opts = {}) {
-      const key = repoKey(owner, name)
-      if (repos.has(key)) throw new Error(`sandbox: repository ${owner}/${name} exists`)
-      const repo: StoredRepo = {
-        id: nextRepoId++,
+      state.createRepo(
         owner,
         name,
-        defaultBranch: opts.defaultBranch ?? 'main',
-        branches: new Map(),
-        commits: new Map()
-      }
-      repos.set(key, repo)
-      const files = opts.files ?? { 'README.md': `# ${name}\n` }
-      makeCommit(
-        repo,
-        repo.defaultBranch,
-        new Map(Object.entries(files)),
-        'Initial commit',
-        OTHER_WRITER
+        opts.defaultBranch ?? 'main',
+        opts.files ?? { 'README.md': `# ${name}\n` },
+        opts.settings ?? {}
       )
     },
+    setRepoSettings(owner, name, settings) {
+      Object.assign(repoOf(owner, name).settings, settings)
+    },
+    repoSettings: (owner, name) => ({ ...repoOf(owner, name).settings }),
+    addRuleset(owner, name, rulesetOptions) {
+      const ruleset = makeRuleset(state.nextId('ruleset'), rulesetOptions)
+      repoOf(owner, name).rulesets.push(ruleset)
+      return ruleset.id
+    },
+    removeRuleset(owner, name, id) {
+      const repo = repoOf(owner, name)
+      repo.rulesets = repo.rulesets.filter((ruleset) => ruleset.id !== id)
+    },
+    protectBranch(owner, name, branch, protection = {}) {
+      repoOf(owner, name).protections.set(branch, makeProtection(protection))
+    },
+    unprotectBranch(owner, name, branch) {
+      repoOf(owner, name).protections.delete(branch)
+    },
     createBranch(owner, name, branch, from) {
-      const repo = mustRepo(owner, name)
+      const repo = repoOf(owner, name)
       const head = repo.branches.get(from ?? repo.defaultBranch)
       if (head === undefined) throw new Error(`sandbox: no branch ${from ?? repo.defaultBranch}`)
-      repo.branches.set(branch, head)
+      state.moveRef(repo, branch, head)
     },
     deleteBranch(owner, name, branch) {
-      const repo = mustRepo(owner, name)
-      if (branch === repo.defaultBranch)
+      const repo = repoOf(owner, name)
+      if (branch === repo.defaultBranch) {
         throw new Error('sandbox: cannot delete the default branch')
-      repo.branches.delete(branch)
+      }
+      state.deleteBranch(repo, branch)
     },
-    readFile(owner, name, branch, path) {
-      const commit = headCommit(mustRepo(owner, name), branch)
-      return commit?.files.get(path) ?? null
-    },
+    branchHead: (owner, name, branch) => repoOf(owner, name).branches.get(branch) ?? null,
+    readFile: (owner, name, branch, path) => state.readText(repoOf(owner, name), branch, path),
     writeFile(owner, name, branch, path, content, message) {
-      const repo = mustRepo(owner, name)
+      const repo = repoOf(owner, name)
       if (!repo.branches.has(branch)) throw new Error(`sandbox: no branch ${branch}`)
-      const commit = makeCommit(
+      return state.commitChanges(
         repo,
         branch,
         new Map([[path, content]]),
         message ?? `${content === null ? 'Delete' : 'Update'} ${path}`,
-        OTHER_WRITER
-      )
-      return commit.sha
+        { ...OTHER_WRITER, date: gitDate() }
+      ).sha
     },
     commits(owner, name, branch) {
-      const repo = mustRepo(owner, name)
+      const repo = repoOf(owner, name)
       const chain: SandboxCommit[] = []
-      let commit = headCommit(repo, branch)
+      let commit = state.head(repo, branch)
       while (commit) {
-        chain.unshift(publicCommit(repo, commit))
-        commit = commit.parent === null ? undefined : repo.commits.get(commit.parent)
+        chain.unshift(publicCommit(repo, commit, branch))
+        commit = commit.parents.length === 0 ? undefined : repo.git.commits.get(commit.parents[0])
       }
       return chain
     },
     onCommit(listener) {
-      commitListeners.add(listener)
-      return () => commitListeners.delete(listener)
+      state.commitListeners.add(listener)
+      return () => state.commitListeners.delete(listener)
     },
     beforeRequest(listener) {
       requestListeners.add(listener)
       return () => requestListeners.delete(listener)
     },
     injectConflicts(count, kind) {
-      for (let i = 0; i < count; i++) conflictFaults.push(kind)
+      for (let i = 0; i < count; i++) state.conflictFaults.push(kind)
     },
     injectServerErrors(count, status = 502) {
       for (let i = 0; i < count; i++) serverErrorFaults.push(status)
@@ -654,11 +567,71 @@ export async function startGitHubSandbox(
     hangNextRequests(count) {
       requestsToHang += count
     },
+    openPullRequest(owner, name, pullOptions) {
+      const repo = repoOf(owner, name)
+      if (!repo.branches.has(pullOptions.head))
+        throw new Error(`sandbox: no branch ${pullOptions.head}`)
+      return openPull(state, repo, {
+        head: pullOptions.head,
+        base: pullOptions.base ?? repo.defaultBranch,
+        title: pullOptions.title ?? `Merge ${pullOptions.head}`,
+        body: pullOptions.body ?? null,
+        login: pullOptions.login ?? HUMAN
+      }).number
+    },
+    approvePullRequest(owner, name, number, login = 'reviewer') {
+      const repo = repoOf(owner, name)
+      state.user(login)
+      state.mustPull(repo, number).approvals.add(login)
+    },
+    mergePullRequest(owner, name, number, mergeOptions = {}) {
+      const repo = repoOf(owner, name)
+      const pull = state.mustPull(repo, number)
+      if (pull.state !== 'open') throw new Error(`sandbox: pull request #${number} is not open`)
+      const login = mergeOptions.login ?? HUMAN
+      state.user(login)
+      return performMerge(state, repo, pull, { login, method: mergeOptions.method ?? 'merge' })
+    },
+    closePullRequest(owner, name, number, login = HUMAN) {
+      const pull = state.mustPull(repoOf(owner, name), number)
+      if (pull.state !== 'open') throw new Error(`sandbox: pull request #${number} is not open`)
+      state.user(login)
+      closePull(pull, login)
+    },
+    commentOnPullRequest(owner, name, number, body, login = HUMAN) {
+      const repo = repoOf(owner, name)
+      return addComment({ state }, repo, state.mustPull(repo, number), body, login).id
+    },
+    pullRequest(owner, name, number) {
+      const repo = repoOf(owner, name)
+      const pull = repo.pulls.get(number)
+      return pull ? publicPull(repo, pull) : null
+    },
+    pullRequests(owner, name) {
+      const repo = repoOf(owner, name)
+      return [...repo.pulls.values()].map((pull) => publicPull(repo, pull))
+    },
+    comments(owner, name, number) {
+      const repo = repoOf(owner, name)
+      return [...repo.comments.values()]
+        .filter((comment) => comment.issueNumber === number)
+        .sort((a, b) => a.id - b.id)
+        .map((c) => ({
+          id: c.id,
+          body: c.body,
+          user: c.user,
+          createdAt: c.createdAt,
+          updatedAt: c.updatedAt
+        }))
+    },
+    routeCounts: () => Object.fromEntries(counts),
     close() {
+      clearInterval(ticker)
       return new Promise<void>((resolve, reject) => {
         server.closeAllConnections()
         server.close((error) => (error ? reject(error) : resolve()))
       })
     }
   }
+  return sandbox
 }

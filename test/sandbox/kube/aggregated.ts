@@ -27,7 +27,7 @@ export type PromoteFault =
   | { kind: 'superseded-after-success' }
   /** The re-read after the activation fails (→ 503 could not confirm). */
   | { kind: 'reread-fails' }
-  /** SubjectAccessReview denies (standard 403 Forbidden). */
+  /** The aggregated server's SubjectAccessReview denies (standard 403 Forbidden). */
   | { kind: 'forbidden' }
   /** Slows the lookups by ms (real time; it counts against the request deadline). */
   | { kind: 'delay'; ms: number }
@@ -52,8 +52,7 @@ export const REAL_PROMOTE_TIMING: PromoteTiming = {
 export interface AggregatedOptions {
   coder: CoderBackend
   faults: PromoteFault[]
-  /** RBAC: when set, promote is allowed only for these `<org>.<template>` names (§3). */
-  promoteResourceNames: () => string[] | null
+  /** User name in the Forbidden message of the `forbidden` fault. */
   user: string
   timing: PromoteTiming
 }
@@ -163,7 +162,7 @@ export class AggregatedApi {
         templateID: version.templateId ?? '',
         active,
         archived: version.archived,
-        createdBy: 'sandbox', // guess: the CoderBackend contract carries no creator
+        createdBy: version.createdBy ?? 'sandbox', // §2.3: the creator's username
         updatedAt: version.createdAt,
         job: { status: version.jobStatus, errorCode: '' }
       }
@@ -252,9 +251,10 @@ export class AggregatedApi {
     const deadline =
       receivedAt + Math.min(timing.requestTimeoutUpperBoundMs, clientTimeout ?? Infinity)
 
-    // 1. SubjectAccessReview.
-    const allowed = this.options.promoteResourceNames()
-    if (fault?.kind === 'forbidden' || (allowed && !allowed.includes(name)))
+    // 1. SubjectAccessReview. The sandbox's RBAC (rbac.ts) already authorized the request as
+    // kube-apiserver does before proxying; the aggregated server's own review gives the same
+    // answer, so only the fault can deny here.
+    if (fault?.kind === 'forbidden')
       throw forbidden(
         TEMPLATES,
         name,

@@ -46,6 +46,7 @@ export interface TestScript {
   failAt?: {
     step: 'resolve' | RunningStep
     reason: string
+    /** Written verbatim (newlines and `::` lines included), cut to 256 bytes as the real one (§1.3). */
     message?: string
     /** Final WorkspaceDeleted condition; default from §1.5 (NotCreated before a create, else Deleted after cleanup). */
     workspaceDeleted?: ConditionValue
@@ -83,6 +84,23 @@ export interface ControllerOptions {
   secondMs?: number
   /** Delay of the workspace cleanup after a failure and of finalizer release on delete. */
   cleanupDelayMs?: number
+}
+
+/** status.message limit (§1.3). */
+export const STATUS_MESSAGE_LIMIT_BYTES = 256
+
+/** The longest prefix of `text` whose UTF-8 encoding has at most `limit` bytes. */
+export function truncateUtf8(text: string, limit: number): string {
+  if (Buffer.byteLength(text, 'utf8') <= limit) return text
+  let bytes = 0
+  let end = 0
+  for (const char of text) {
+    const size = Buffer.byteLength(char, 'utf8')
+    if (bytes + size > limit) break
+    bytes += size
+    end += char.length
+  }
+  return text.slice(0, end)
 }
 
 /** ktt- + first 28 hex chars of the UID without dashes (§1.9). */
@@ -508,12 +526,14 @@ export class TestController {
     workspaceDeleted: ConditionValue
   ): Promise<void> {
     const success = phase === 'Succeeded'
+    // §1.3: the message is truncated to 256 bytes; the conditions carry the same text.
+    // guess: cut at a UTF-8 character boundary, without a marker; conditions are cut alike.
+    message = truncateUtf8(message, STATUS_MESSAGE_LIMIT_BYTES)
     const written = this.writeStatus(
       namespace,
       name,
       script,
-      // §1.3: message truncated to 256 bytes
-      { phase, reason, message: message.slice(0, 256), completionTime: rfc3339(new Date()) },
+      { phase, reason, message, completionTime: rfc3339(new Date()) },
       {
         Ready: { status: success ? 'True' : 'False', reason, message },
         Reconciling: { status: 'False', reason, message },

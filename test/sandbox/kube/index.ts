@@ -1,10 +1,36 @@
 // The sandbox Kubernetes world: API server subset, CoderTemplateTest controller, aggregated API.
 // Usage: const kube = await startKubeSandbox({ coder }); write kube.kubeconfig() to a file for the
 // gate or kubectl; script tests with kube.controller.script(name, {...}); inject promote faults
-// with kube.faults.promote.push({...}); count kube.requests; await kube.close().
+// with kube.faults.promote.push({...}); change RBAC with kube.rbac.deny({...}) / setRules([...]);
+// count kube.requests and kube.accessReviews; await kube.close().
 export { startKubeSandbox } from './server.js'
-export type { KubeSandbox, KubeSandboxOptions } from './server.js'
-export { TestController, workspaceNameFor } from './controller.js'
+export { ExecPlugins } from './exec-plugins.js'
+export type { ExecPluginKubeconfig, ExecPluginOptions } from './exec-plugins.js'
+export type { AccessReviewRecord, KubeSandbox, KubeSandboxOptions } from './server.js'
+export {
+  ALLOW_ALL_RULES,
+  SandboxRbac,
+  defaultGateRolePath,
+  loadRole,
+  requestAttributes,
+  ruleAllows
+} from './rbac.js'
+export type {
+  Decision,
+  DenyTarget,
+  NonResourceAttributes,
+  PolicyRule,
+  RequestAttributes,
+  ResourceAttributes,
+  RoleDocument,
+  SandboxRbacOptions
+} from './rbac.js'
+export {
+  STATUS_MESSAGE_LIMIT_BYTES,
+  TestController,
+  truncateUtf8,
+  workspaceNameFor
+} from './controller.js'
 export type {
   ConditionValue,
   ControllerOptions,

@@ -1,6 +1,7 @@
 // The Kubernetes API subset of the sandbox, over real HTTP on 127.0.0.1:<ephemeral port>:
-// bearer-token auth, discovery, codertemplatetests (get, list, watch, create, update, patch,
-// delete, /status) with CRD validation, and the aggregated aggregation.coder.com API.
+// bearer-token auth, RBAC on every request (rbac.ts), discovery, SelfSubjectAccessReview,
+// codertemplatetests (get, list, watch, create, update, patch, delete, /status) with CRD
+// validation, and the aggregated aggregation.coder.com API.
 // Facts: coder-k8s-api.md §1 (CRD), §2 (aggregated API), §3 (RBAC).
 import { EventEmitter } from 'node:events'
 import { randomBytes, timingSafeEqual } from 'node:crypto'
@@ -31,7 +32,10 @@ import type { Answer, PromoteFault, PromoteTiming } from './aggregated.js'
 import { TestController } from './controller.js'
 import type { ControllerOptions, FinalStatusInfo } from './controller.js'
 import { matches, parseFieldSelector, parseLabelSelector } from './selectors.js'
-import { ApiError, apiError, badRequest, statusBody, unauthorized } from './status.js'
+import { PROTOBUF_CONTENT_TYPE, decodeSelfSubjectAccessReview } from './protobuf.js'
+import { SandboxRbac, requestAttributes } from './rbac.js'
+import type { Decision, RequestAttributes, SandboxRbacOptions } from './rbac.js'
+import { ApiError, apiError, badRequest, invalid, statusBody, unauthorized } from './status.js'
 import { TestStore } from './store.js'
 import type { StoredEvent } from './store.js'
 import { loadTestSchema } from './validation.js'
@@ -50,9 +54,17 @@ export interface KubeSandboxOptions {
   bookmarkIntervalMs?: number
   /** Controller scripting; `false` runs no controller (objects never get a status). */
   controller?: ControllerOptions | false
-  /** RBAC: promote allowed only for these template names (null: any). */
+  /**
+   * RBAC of the token's user: the Role's rules (default: the Role of config/rbac/gate-role.yaml)
+   * and the namespaces it is bound in (default: every namespace). See rbac.ts.
+   */
+  rbac?: Omit<SandboxRbacOptions, 'user'>
+  /**
+   * Rewrites the Role's promote grant: promote allowed only for these template names (null: any
+   * name). Unset: as the Role says (gate-role.yaml: acme.docker).
+   */
   promoteResourceNames?: string[] | null
-  /** User name in Forbidden messages. */
+  /** The token's user name (Forbidden messages, SSAR reasons; default sandbox-user). */
   user?: string
   /** Promote time budgets (default: the real 34 s / 10 s / 5 s). */
   promoteTiming?: Partial<PromoteTiming>
@@ -80,8 +92,15 @@ export interface KubeSandbox {
   controller: TestController | null
   aggregated: AggregatedApi
   faults: { promote: PromoteFault[] }
-  /** RBAC resourceNames for promote (mutable per scenario; null: any name). */
+  /** The authorizer of every request: rules, namespaces, deny/allow/setRules/reset. */
+  rbac: SandboxRbac
+  /**
+   * The resourceNames of the promote grant (null: any name). Reading derives it from
+   * rbac.rules; assigning rewrites the grant there.
+   */
   promoteResourceNames: string[] | null
+  /** Every SelfSubjectAccessReview answered, in order. */
+  accessReviews: AccessReviewRecord[]
   requests: RecordedRequest[]
   /** `request` (RecordedRequest), `final-status` (FinalStatusInfo), `first-promote` ({ at }). */
   events: EventEmitter
@@ -92,12 +111,33 @@ export interface KubeSandbox {
   close(): Promise<void>
 }
 
+export interface AccessReviewRecord {
+  at: number
+  attributes: RequestAttributes
+  decision: Decision
+}
+
 type Handler = (
   req: IncomingMessage,
   res: ServerResponse,
   match: RegExpExecArray,
   query: URLSearchParams
 ) => Promise<Answer | null>
+
+const AUTHORIZATION_GROUP = 'authorization.k8s.io'
+const AUTHORIZATION_VERSION = 'v1'
+
+// The part of authorization.k8s.io/v1 the sandbox serves (a real server also lists
+// selfsubjectrulesreviews, subjectaccessreviews and localsubjectaccessreviews).
+const authorizationResources = [
+  {
+    name: 'selfsubjectaccessreviews',
+    singularName: 'selfsubjectaccessreview',
+    namespaced: false,
+    kind: 'SelfSubjectAccessReview',
+    verbs: ['create']
+  }
+]
 
 function groupEntry(group: string, version: string) {
   const gv = { groupVersion: `${group}/${version}`, version }
@@ -156,8 +196,8 @@ const aggregatedResources = [
 /** Request bodies as read, for the request record. */
 const requestBodies = new WeakMap<IncomingMessage, string>()
 
-function readBody(req: IncomingMessage, limit = 3 * 1024 * 1024): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
+function readRawBody(req: IncomingMessage, limit = 3 * 1024 * 1024): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
     req.on('data', (chunk: Buffer) => {
@@ -165,12 +205,26 @@ function readBody(req: IncomingMessage, limit = 3 * 1024 * 1024): Promise<string
       if (size > limit) reject(apiError(413, 'RequestEntityTooLarge', 'request entity too large'))
       else chunks.push(chunk)
     })
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+    req.on('end', () => resolve(Buffer.concat(chunks)))
     req.on('error', reject)
-  }).then((text) => {
-    requestBodies.set(req, text)
-    return text
   })
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const text = (await readRawBody(req)).toString('utf8')
+  requestBodies.set(req, text)
+  return text
+}
+
+/** JSON, or Kubernetes protobuf (kubectl's encoding of built-in types); recorded as JSON. */
+async function readReviewBody(req: IncomingMessage): Promise<unknown> {
+  const type = String(req.headers['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+  if (type !== PROTOBUF_CONTENT_TYPE) return parseJson(await readBody(req))
+  const review = decodeSelfSubjectAccessReview(await readRawBody(req))
+  requestBodies.set(req, JSON.stringify(review))
+  return review
 }
 
 function parseJson(text: string): unknown {
@@ -349,11 +403,15 @@ export async function startKubeSandbox(options: KubeSandboxOptions): Promise<Kub
 
   const sandbox = {} as KubeSandbox
   const faults = { promote: [] as PromoteFault[] }
+  const user = options.user ?? 'sandbox-user'
+  const rbac = new SandboxRbac({ user, ...options.rbac })
+  if (options.promoteResourceNames !== undefined)
+    rbac.promoteResourceNames = options.promoteResourceNames
+  const accessReviews: AccessReviewRecord[] = []
   const aggregated = new AggregatedApi({
     coder: options.coder,
     faults: faults.promote,
-    promoteResourceNames: () => sandbox.promoteResourceNames,
-    user: options.user ?? 'sandbox-user',
+    user,
     timing: { ...REAL_PROMOTE_TIMING, ...options.promoteTiming }
   })
   const requests: RecordedRequest[] = []
@@ -557,11 +615,27 @@ export async function startKubeSandbox(options: KubeSandboxOptions): Promise<Kub
       kind: 'APIGroupList',
       apiVersion: 'v1',
       groups: [
+        groupEntry(AUTHORIZATION_GROUP, AUTHORIZATION_VERSION),
         ...(serveTests ? [groupEntry(TEST_GROUP, TEST_VERSION)] : []),
         ...(serveAggregation ? [groupEntry(AGGREGATION_GROUP, AGGREGATION_VERSION)] : [])
       ]
     }
   }))
+  route('GET', /^\/apis\/authorization\.k8s\.io$/, async () => ({
+    status: 200,
+    body: {
+      kind: 'APIGroup',
+      apiVersion: 'v1',
+      ...groupEntry(AUTHORIZATION_GROUP, AUTHORIZATION_VERSION)
+    }
+  }))
+  route('GET', /^\/apis\/authorization\.k8s\.io\/v1$/, async () => ({
+    status: 200,
+    body: resourceList(`${AUTHORIZATION_GROUP}/${AUTHORIZATION_VERSION}`, authorizationResources)
+  }))
+  route('POST', /^\/apis\/authorization\.k8s\.io\/v1\/selfsubjectaccessreviews$/, async (req) =>
+    selfSubjectAccessReview(await readReviewBody(req))
+  )
   if (serveTests) {
     route('GET', /^\/apis\/coder\.com$/, async () => ({
       status: 200,
@@ -688,15 +762,75 @@ export async function startKubeSandbox(options: KubeSandboxOptions): Promise<Kub
       'POST',
       /^\/apis\/aggregation\.coder\.com\/v1alpha1\/namespaces\/([^/]+)\/codertemplates\/([^/]+)\/promote$/,
       async (req, _res, m, query) => {
-        const receivedAt = Date.now()
-        if (sandbox.firstPromoteAt === null) {
-          sandbox.firstPromoteAt = receivedAt
-          events.emit('first-promote', { at: receivedAt })
-        }
         const body = await readBody(req)
-        return aggregated.promote(nsOf(m), decodeURIComponent(m[2]), body, query, receivedAt)
+        return aggregated.promote(
+          nsOf(m),
+          decodeURIComponent(m[2]),
+          body,
+          query,
+          receivedAt.get(req) ?? Date.now()
+        )
       }
     )
+  }
+
+  /** SelfSubjectAccessReview: the same rules as every request, for the token's own user. */
+  function selfSubjectAccessReview(body: unknown): Answer {
+    const review = (body ?? {}) as {
+      spec?: {
+        resourceAttributes?: Record<string, string | undefined>
+        nonResourceAttributes?: Record<string, string | undefined>
+      }
+    }
+    const spec = review.spec ?? {}
+    const resource = spec.resourceAttributes
+    const nonResource = spec.nonResourceAttributes
+    // guess: the validation texts (pkg/apis/authorization/validation), recalled
+    if (resource && nonResource)
+      throw invalid('SelfSubjectAccessReview', AUTHORIZATION_GROUP, '', [
+        {
+          reason: 'FieldValueInvalid',
+          field: 'spec.nonResourceAttributes',
+          message: `Invalid value: ${JSON.stringify(JSON.stringify(nonResource))}: cannot be specified in combination with resourceAttributes`
+        }
+      ])
+    if (!resource && !nonResource)
+      throw invalid('SelfSubjectAccessReview', AUTHORIZATION_GROUP, '', [
+        {
+          reason: 'FieldValueInvalid',
+          field: 'spec.resourceAttributes',
+          message:
+            'Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified'
+        }
+      ])
+    const attributes: RequestAttributes = resource
+      ? {
+          resourceRequest: true,
+          namespace: resource.namespace ?? '',
+          verb: resource.verb ?? '',
+          group: resource.group ?? '',
+          ...(resource.version ? { version: resource.version } : {}),
+          resource: resource.resource ?? '',
+          ...(resource.subresource ? { subresource: resource.subresource } : {}),
+          ...(resource.name ? { name: resource.name } : {})
+        }
+      : { resourceRequest: false, path: nonResource!.path ?? '', verb: nonResource!.verb ?? '' }
+    const decision = rbac.authorize(attributes)
+    accessReviews.push({ at: Date.now(), attributes, decision })
+    return {
+      status: 201,
+      body: {
+        kind: 'SelfSubjectAccessReview',
+        apiVersion: `${AUTHORIZATION_GROUP}/${AUTHORIZATION_VERSION}`,
+        metadata: { creationTimestamp: null }, // guess: as older servers print an unset time
+        spec,
+        // RBAC gives no opinion (not a deny) when no rule matches: allowed false, no reason.
+        status: {
+          allowed: decision.allowed,
+          ...(decision.reason ? { reason: decision.reason } : {})
+        }
+      }
+    }
   }
 
   function applyPatch(req: IncomingMessage, current: unknown, patch: unknown): unknown {
@@ -722,6 +856,11 @@ export async function startKubeSandbox(options: KubeSandboxOptions): Promise<Kub
     return given.length === expected.length && timingSafeEqual(given, expected)
   }
 
+  /** When each promote request arrived (before authorization: the deadline starts there). */
+  const receivedAt = new WeakMap<IncomingMessage, number>()
+  const promotePath =
+    /^\/apis\/aggregation\.coder\.com\/v1alpha1\/namespaces\/[^/]+\/codertemplates\/[^/]+\/promote$/
+
   const listener: RequestListener = (req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://sandbox')
@@ -735,6 +874,18 @@ export async function startKubeSandbox(options: KubeSandboxOptions): Promise<Kub
       let answer: Answer | null
       try {
         if (!authorized(req)) throw unauthorized()
+        if (req.method === 'POST' && promotePath.test(path)) {
+          const at = Date.now()
+          receivedAt.set(req, at)
+          if (sandbox.firstPromoteAt === null) {
+            sandbox.firstPromoteAt = at
+            events.emit('first-promote', { at })
+          }
+        }
+        // Authorization comes before routing, as in kube-apiserver: a denied request is 403 even
+        // for a path that does not exist.
+        const attributes = requestAttributes(req.method ?? 'GET', path, url.searchParams)
+        if (!rbac.authorize(attributes).allowed) throw rbac.forbidden(attributes)
         const methodRoutes = routes.filter(([, pattern]) => pattern.test(path))
         if (methodRoutes.length === 0) {
           // Unknown paths answer 404 like the API server (kubectl tolerates it for /openapi).
@@ -783,7 +934,8 @@ export async function startKubeSandbox(options: KubeSandboxOptions): Promise<Kub
     controller,
     aggregated,
     faults,
-    promoteResourceNames: options.promoteResourceNames ?? null,
+    rbac,
+    accessReviews,
     requests,
     events,
     firstPromoteAt: null,
@@ -827,6 +979,13 @@ export async function startKubeSandbox(options: KubeSandboxOptions): Promise<Kub
       server.closeAllConnections()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     }
-  } satisfies KubeSandbox)
+  } satisfies Omit<KubeSandbox, 'promoteResourceNames'>)
+  Object.defineProperty(sandbox, 'promoteResourceNames', {
+    enumerable: true,
+    get: () => rbac.promoteResourceNames,
+    set: (names: string[] | null) => {
+      rbac.promoteResourceNames = names
+    }
+  })
   return sandbox
 }

@@ -110,11 +110,13 @@ export function forbidden(
   namespace: string
 ): ApiError {
   const target = name ? `${qualified(ref)} "${name}"` : qualified(ref)
+  // kube-apiserver's forbiddenMessage: a request without a namespace is "at the cluster scope".
+  const scope = namespace ? `in the namespace "${namespace}"` : 'at the cluster scope'
   return apiError(
     403,
     'Forbidden',
-    `${target} is forbidden: User "${user}" cannot ${verb} resource "${resource}" in API group "${ref.group}" in the namespace "${namespace}"`,
-    { name, group: ref.group, kind: ref.resource }
+    `${target} is forbidden: User "${user}" cannot ${verb} resource "${resource}" in API group "${ref.group}" ${scope}`,
+    { ...(name ? { name } : {}), group: ref.group, kind: ref.resource }
   )
 }
 

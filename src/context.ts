@@ -1,6 +1,6 @@
 // The workflow run as the runner describes it: GITHUB_* variables and the event payload.
 import { readFileSync } from 'node:fs'
-import type { RunContext } from './inputs.js'
+import type { RunContext } from './settings.js'
 
 type Env = Record<string, string | undefined>
 
@@ -45,4 +45,24 @@ function readEventPayload(path: string | undefined): Record<string, unknown> {
 
 function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {}
+}
+
+/**
+ * The commit a version of this run is named after: the PR head for pull requests (as in
+ * pr-<number>-<sha7>), else GITHUB_SHA. A new run of the same PR head, after its base moved, has
+ * another merge commit but the same version name, and must still know the version as its own.
+ */
+export function revisionOf(context: RunContext): string {
+  return context.pullRequest && context.eventName.startsWith('pull_request')
+    ? context.pullRequest.headSha
+    : context.sha
+}
+
+export function runUrlOf(context: RunContext): string {
+  return `${context.serverUrl}/${context.repository}/actions/runs/${context.runId}`
+}
+
+export function defaultSubject(context: RunContext): string {
+  const sha = revisionOf(context)
+  return context.subject.split(/\r?\n/)[0]?.trim() || `Commit ${sha.slice(0, 7)}`
 }

@@ -15,6 +15,16 @@ export const DEFAULT_TIMEOUT_SECONDS = 900
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by'
 export const MANAGED_BY = 'coder-template-gate'
 
+/** Where the manifest of a test lives in the GitOps repository: `<gitops-path>/<test-name>.yaml`. */
+export function manifestPathOf(folder: string, testName: string): string {
+  return folder ? `${folder}/${testName}.yaml` : `${testName}.yaml`
+}
+
+/** The branch of pull-request mode (interface.md, gitops-mode). */
+export function pullRequestBranch(testName: string): string {
+  return `coder-template-gate/${testName}`
+}
+
 export interface ManifestParams {
   testName: string
   namespace: string
@@ -60,8 +70,26 @@ const HEADER = [
 /** The same manifest always gives the same bytes: key order is fixed by buildTestManifest. */
 export function renderManifest(manifest: CoderTemplateTest): string {
   const document = new YAML.Document(manifest)
+  YAML.visit(document, {
+    Scalar(_, node) {
+      if (typeof node.value === 'string' && !isPlainInYaml11(node.value))
+        node.type = YAML.Scalar.QUOTE_DOUBLE
+    }
+  })
   document.commentBefore = HEADER
   return document.toString({ lineWidth: 0 })
+}
+
+/**
+ * Argo CD and kubectl read YAML with go-yaml v2 (YAML 1.1), where `yes`, `off`, `y`, `1_000` and
+ * `0b101` are not strings. A string stays plain only when a 1.1 reader reads it back as itself.
+ */
+export function isPlainInYaml11(value: string): boolean {
+  try {
+    return YAML.parse(value, { version: '1.1' }) === value
+  } catch {
+    return false
+  }
 }
 
 /** Parses a manifest file, or returns null when it is not a single CoderTemplateTest. */

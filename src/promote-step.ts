@@ -40,6 +40,16 @@ export class PromotionFailedError extends Error {
   override name = 'PromotionFailedError'
 }
 
+/** Never start a promotion after a cancel (action-ecosystem.md §5.4). */
+function throwIfCancelled(signal: AbortSignal, outcomeUnknown: boolean): void {
+  if (!signal.aborted) return
+  throw new PromotionCancelledError(
+    outcomeUnknown
+      ? 'The run was cancelled after a promote request without a clear answer: the tested version may or may not be active.'
+      : 'The run was cancelled before the promotion; nothing was promoted.'
+  )
+}
+
 export async function runPromotion(input: PromoteStepInput): Promise<Promoted> {
   const sleep = input.sleep ?? abortableSleep
   const maxAttempts = input.maxAttempts ?? MAX_PROMOTE_ATTEMPTS
@@ -54,14 +64,7 @@ export async function runPromotion(input: PromoteStepInput): Promise<Promoted> {
   let outcomeUnknown = false
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     if (attempt > 1) await sleep(retryDelayMs(attempt - 1), input.signal)
-    // Never start a promotion after a cancel (action-ecosystem.md §5.4).
-    if (input.signal.aborted) {
-      throw new PromotionCancelledError(
-        outcomeUnknown
-          ? 'The run was cancelled after a promote request without a clear answer: the tested version may or may not be active.'
-          : 'The run was cancelled before the promotion; nothing was promoted.'
-      )
-    }
+    throwIfCancelled(input.signal, outcomeUnknown)
 
     let next: NextStep
     if (pending) {

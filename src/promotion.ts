@@ -1,14 +1,23 @@
 // The promote answer -> the next action. Pure, so that every row of the table has a test.
 // Facts: coder-k8s-api.md §2.4 (results, error codes, confirmation table, retry rules).
-import type { CoderTemplateVersionPromotion, PromotionResult } from './api.js'
+// The HTTP status and the Status fields (reason, code, details) decide. A message refines the class
+// only where §2.4 has two answers with the same code and reason but different effects, and then only
+// when it is one of the exact documented texts, with our own version, template and namespace in it:
+// the text comes from another system and may quote anything, so any other text takes the safe way
+// (read the active version first; never a blind retry).
+import type { CoderTemplateVersionPromotion, KubeStatus, PromotionResult } from './api.js'
+import { AGGREGATION_GROUP } from './api.js'
 
 export type PromoteRequestMode = 'promote' | 'dry-run'
 
 /** What the promote request gave: an HTTP status (0 = no answer: transport error or timeout). */
 export interface PromoteAnswer {
   httpStatus: number
+  /** For logs and messages only; never classified (the raw text is `status.message`). */
   message: string
   promotion?: CoderTemplateVersionPromotion
+  /** The metav1.Status of an error answer; absent when the body was none (a proxy's page, text). */
+  status?: KubeStatus
 }
 
 export interface Promoted {
@@ -45,64 +54,150 @@ export function decideAnswer(
   template: string,
   namespace: string
 ): NextStep {
-  const message = answer.message || `HTTP ${answer.httpStatus}`
-  switch (answer.httpStatus) {
-    case 201:
-      return decideCreated(answer.promotion, versionID, mode)
-    case 429:
-      // Coder rate-limited the activation; nothing was changed.
-      return { kind: 'retry', why: `429: ${message}` }
-    case 504:
-      // "not attempted" is safe to retry. A 504 without that text may come from a lookup (safe)
-      // or from the API server cutting an attempted activation (unknown), so read first.
-      return /not attempted/i.test(message)
-        ? { kind: 'retry', why: `504: ${message}` }
-        : { kind: 're-read', why: `504: ${message}`, retryIfUnchanged: true }
-    case 503:
-      if (/eligible CoderControlPlane|standalone/i.test(message)) {
-        return fail(
-          answer,
-          'no usable CoderControlPlane serves this namespace; check the coder-k8s aggregated API server and its control plane'
-        )
-      }
-      if (/currently unable to handle the request/i.test(message)) {
-        // kube-apiserver: the aggregated API is unreachable, so nothing was sent to Coder.
-        return { kind: 'retry', why: `503: ${message}` }
-      }
-      return { kind: 're-read', why: `503: ${message}`, retryIfUnchanged: true }
-    case 409:
-      // "superseded": ours may have applied and been overwritten, so the previous version being
-      // active again is another writer's change too. "not found ... nothing was changed": safe.
-      return {
-        kind: 're-read',
-        why: `409: ${message}`,
-        retryIfUnchanged: /nothing was changed/i.test(message)
-      }
+  const code = answer.httpStatus
+  if (code === 201) return decideCreated(answer.promotion, versionID, mode)
+  const message = answer.message || `HTTP ${code}`
+  const reRead = (retryIfUnchanged: boolean): NextStep => ({
+    kind: 're-read',
+    why: `${code === 0 ? 'no answer' : code}: ${message}`,
+    retryIfUnchanged
+  })
+  const retry: NextStep = { kind: 'retry', why: `${code}: ${message}` }
+  const reason = statusReason(answer)
+  const known = documentedError(answer, versionID, template, namespace)
+  if (known === 'no-control-plane') return fail(answer, CONTROL_PLANE_ADVICE)
+  switch (code) {
     case 0:
-      return { kind: 're-read', why: `no answer: ${message}`, retryIfUnchanged: true }
+      return reRead(true)
+    case 429:
+      // A Status says the API server (its rate limits) or coder-k8s ("nothing was changed") refused;
+      // a 429 page from something in between proves nothing, so read first.
+      return reason === 'TooManyRequests' ? retry : reRead(true)
+    case 504:
+      // "not attempted" is safe to retry. Any other 504 (reason Timeout too) may come from a lookup
+      // (safe) or from the API server cutting an attempted activation (unknown), so read first.
+      return known === 'not-attempted' ? retry : reRead(true)
+    case 503:
+      // kube-apiserver could not reach the aggregated API: nothing was sent to Coder. "could not
+      // confirm" and any other 503 (a proxy's page included): unknown, read first.
+      return known === 'apiserver-unavailable' ? retry : reRead(true)
+    case 409:
+      // "superseded" or unknown: ours may have applied and been overwritten, so the previous version
+      // active again is another writer's change too. "not found ... nothing was changed": safe.
+      return reRead(known === 'nothing-changed')
     case 400:
-      return fail(
-        answer,
-        'the version or the template name was refused; check that the import succeeded, that the version is not archived, and that organization and template are canonical names'
-      )
+      return fail(answer, BAD_REQUEST_ADVICE)
     case 403:
-      return fail(
-        answer,
-        `the action's Kubernetes identity needs RBAC: verb "create" on resource "codertemplates/promote" in API group "aggregation.coder.com", namespace "${namespace}", resourceNames ["${template}"] (see config/rbac/gate-role.yaml)`
-      )
+      return fail(answer, reason === 'Forbidden' ? rbacAdvice(template, namespace) : PROXY_ADVICE)
     case 404:
-      return fail(
-        answer,
-        `the template "${template}" does not exist in Coder for the control plane of namespace "${namespace}"`
-      )
+      return fail(answer, notFoundAdvice(answer, template, namespace))
     case 422:
       return fail(answer, 'the request was invalid; this is a bug in the action, please report it')
     default:
-      if (answer.httpStatus >= 500) {
-        return { kind: 're-read', why: `${answer.httpStatus}: ${message}`, retryIfUnchanged: true }
-      }
-      return fail(answer, 'unexpected answer from the promote subresource')
+      return code >= 500
+        ? reRead(true)
+        : fail(answer, 'unexpected answer from the promote subresource')
   }
+}
+
+/** §2.4 error answers that share code and reason with an answer of another effect. */
+type DocumentedError =
+  'not-attempted' | 'apiserver-unavailable' | 'nothing-changed' | 'no-control-plane'
+
+interface DocumentedForm {
+  code: number
+  /** '' for a Status without a reason. */
+  reason: string
+  means: DocumentedError
+  /** Whole messages, compared exactly. */
+  messages: string[]
+}
+
+const form = (
+  code: number,
+  reason: string,
+  means: DocumentedError,
+  ...messages: string[]
+): DocumentedForm => ({ code, reason, means, messages })
+
+/**
+ * The exact texts of §2.4, with our values in them. Prefixes: apimachinery's NewTimeoutError adds
+ * "Timeout: " and NewConflict "Operation cannot be fulfilled on <resource> "<name>": " (§2.4 quotes
+ * the text after them). The control-plane texts (§2.4's last rows) as the coder-k8s source words
+ * them (internal/aggregated/coder/controlplane_provider.go, provider.go).
+ */
+function documentedForms(versionID: string, template: string, namespace: string): DocumentedForm[] {
+  const id = versionID.toLowerCase() // the server prints the parsed UUID
+  const notAttempted = `the promotion of version ${id} on template "${template}" was not attempted: too little of the request time was left after the lookups; nothing was sent to Coder, so it is safe to try again`
+  const notFound = `the template or version ${id} was not found in Coder during the activation; nothing was changed: re-read before retrying`
+  const conflictPrefix = `Operation cannot be fulfilled on codertemplates.${AGGREGATION_GROUP} "${template}": `
+  const noControlPlane = [
+    `no eligible CoderControlPlane instances found in namespace "${namespace}"`,
+    'static coder client provider is not namespace-pinned; configure --coder-namespace'
+  ]
+  const multiple = `multiple eligible CoderControlPlane instances in namespace "${namespace}"; multi-instance support is planned`
+  // guess: the promote storage wraps the provider's error, and the API server answers a wrapped
+  // error as 500 without a reason (ErrorToAPIStatus matches the type, not the chain).
+  const wrapped = [...noControlPlane, multiple].map(
+    (text) => `resolve codersdk client for namespace "${namespace}": ${text}`
+  )
+  return [
+    form(504, 'Timeout', 'not-attempted', notAttempted, `Timeout: ${notAttempted}`),
+    // kube-apiserver: the aggregated API server is unreachable, nothing was sent to Coder.
+    form(503, 'ServiceUnavailable', 'apiserver-unavailable', UNREACHABLE),
+    form(409, 'Conflict', 'nothing-changed', notFound, conflictPrefix + notFound),
+    form(503, 'ServiceUnavailable', 'no-control-plane', ...noControlPlane),
+    form(400, 'BadRequest', 'no-control-plane', multiple),
+    form(500, '', 'no-control-plane', ...wrapped)
+  ]
+}
+
+const UNREACHABLE = 'the server is currently unable to handle the request'
+
+function documentedError(
+  answer: PromoteAnswer,
+  versionID: string,
+  template: string,
+  namespace: string
+): DocumentedError | null {
+  const reason = statusReason(answer)
+  const text = answer.status?.message
+  if (reason === null || typeof text !== 'string') return null
+  const form = documentedForms(versionID, template, namespace).find(
+    (f) => f.code === answer.httpStatus && f.reason === reason && f.messages.includes(text)
+  )
+  return form?.means ?? null
+}
+
+/** The Status reason ('' when none), or null without a Status that agrees with the HTTP status. */
+function statusReason(answer: PromoteAnswer): string | null {
+  const status = answer.status
+  if (status?.kind !== 'Status' || status.code !== answer.httpStatus) return null
+  return typeof status.reason === 'string' ? status.reason : ''
+}
+
+const CONTROL_PLANE_ADVICE =
+  'no usable CoderControlPlane serves this namespace; check the coder-k8s aggregated API server and its control plane'
+const BAD_REQUEST_ADVICE =
+  'the version or the template name was refused; check that the import succeeded, that the version is not archived, and that organization and template are canonical names'
+const PROXY_ADVICE =
+  "the answer is not the API server's Forbidden Status, so something between the action and the API server (a proxy or gateway) may have refused the request; check its access rules"
+
+function rbacAdvice(template: string, namespace: string): string {
+  return `the action's Kubernetes identity needs RBAC: verb "create" on resource "codertemplates/promote" in API group "aggregation.coder.com", namespace "${namespace}", resourceNames ["${template}"] (see config/rbac/gate-role.yaml)`
+}
+
+/** §2.4: NotFound naming our template means it is missing in Coder; any other 404 is a missing API. */
+function notFoundAdvice(answer: PromoteAnswer, template: string, namespace: string): string {
+  const details = answer.status?.details
+  if (
+    statusReason(answer) === 'NotFound' &&
+    details?.name === template &&
+    details.group === AGGREGATION_GROUP
+  ) {
+    return `the template "${template}" does not exist in Coder for the control plane of namespace "${namespace}"`
+  }
+  return `the promote subresource is not served here; check that the APIService v1alpha1.${AGGREGATION_GROUP} (coder-k8s aggregated API server) is installed and available`
 }
 
 function decideCreated(

@@ -1,66 +1,15 @@
 // Coder REST client: the few reads the gate needs (coder-cli.md §3).
 // Errors say what failed and what to check; they never contain the session token.
 import { setTimeout as delay } from 'node:timers/promises'
+import type {
+  CoderBuildInfo,
+  CoderOrganization,
+  CoderTemplate,
+  CoderTemplateVersion,
+  CoderUser
+} from './types.js'
 
-export interface CoderBuildInfo {
-  version: string
-  dashboard_url?: string
-  upgrade_message?: string
-  [field: string]: unknown
-}
-
-export interface CoderOrganization {
-  id: string
-  name: string
-  display_name?: string
-  description?: string
-  icon?: string
-  created_at?: string
-  updated_at?: string
-  is_default?: boolean
-}
-
-export interface CoderTemplate {
-  id: string
-  name: string
-  organization_id: string
-  organization_name?: string
-  active_version_id: string
-  display_name?: string
-  deprecated?: boolean
-  [field: string]: unknown
-}
-
-/** coder-cli.md §3: `status`; active = pending/running/canceling. */
-export type CoderJobStatus =
-  'pending' | 'running' | 'succeeded' | 'canceling' | 'canceled' | 'failed' | 'unknown'
-
-export interface CoderProvisionerJob {
-  id: string
-  status: CoderJobStatus | string
-  error?: string
-  error_code?: string
-  created_at?: string
-  started_at?: string
-  completed_at?: string
-  canceled_at?: string
-  file_id?: string
-}
-
-export interface CoderTemplateVersion {
-  id: string
-  template_id: string | null
-  organization_id: string
-  name: string
-  message: string
-  job: CoderProvisionerJob
-  archived: boolean
-  /** coder-cli.md §3: `created_by {id, username, avatar_url}`. */
-  created_by?: { id?: string; username?: string; avatar_url?: string }
-  created_at?: string
-  updated_at?: string
-  [field: string]: unknown
-}
+export type * from './types.js'
 
 interface CoderErrorBody {
   message?: string
@@ -127,6 +76,11 @@ export class CoderClient {
       throw new Error(`Coder at ${this.url} answered /api/v2/buildinfo without a version`)
     }
     return info
+  }
+
+  /** The token's user: a cheap check that coder-token works (GET /api/v2/users/me). */
+  async me(): Promise<CoderUser> {
+    return this.request<CoderUser>('GET', '/api/v2/users/me')
   }
 
   /** `''` means the deployment's default organization; the answer carries its canonical `name`. */

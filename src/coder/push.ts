@@ -1,8 +1,9 @@
 // The push step: the tested version exists in Coder, inactive, under the wanted name.
 // Safe to run twice: a re-run finds the version by name and continues with it.
 import * as core from '@actions/core'
-import { type CoderClient, type CoderTemplateVersion, isJobActive, sleep } from './client.js'
+import type { CoderClient, CoderTemplate, CoderTemplateVersion } from './client.js'
 import { runTemplatesPush, type TemplatesPushResult } from './cli.js'
+import { reuse } from './push-reuse.js'
 
 export interface PushLog {
   info(message: string): void
@@ -29,6 +30,8 @@ export interface PushTemplateVersionInput {
    */
   isOwnVersion?: (existing: CoderTemplateVersion) => boolean
   variables?: { name: string; value: string }[]
+  /** Where the CLI's variables file is written (RUNNER_TEMP). */
+  tempDir?: string
   /** Limit of the CLI run, and of the wait for an import another run started. */
   timeoutMs: number
   killGraceMs?: number
@@ -44,6 +47,8 @@ export interface PushOutcome {
   versionId: string
   /** The name Coder holds; differs from the input only on old CLIs creating a template (§1.5). */
   versionName: string
+  /** Coder's created_at of the version: the promotion guard compares it ('' if not given). */
+  createdAt: string
   templateId: string
   /** The template's name as Coder holds it (lookup by name is case-insensitive, §2). */
   templateName: string
@@ -55,50 +60,102 @@ export interface PushOutcome {
 
 const coreLog: PushLog = { info: core.info, warning: (m) => core.warning(m) }
 
-// coder-cli.md §1.1: with an empty --message the CLI sends this one.
-export const CLI_DEFAULT_MESSAGE = 'Uploaded from the CLI'
-const SHOWN_MESSAGE_LIMIT = 200
+export { CLI_DEFAULT_MESSAGE } from './push-reuse.js'
 
 export async function pushTemplateVersion(input: PushTemplateVersionInput): Promise<PushOutcome> {
-  const log = input.log ?? coreLog
-  const { client, organization, template, version } = input
-  const where = `version "${version}" of template "${template}" in organization "${organization}"`
-
-  // 1. The state before the push.
-  const before = await client.template(organization, template)
-  const activeVersionIdBeforePush = before?.active_version_id ?? null
-
-  const outcome = async (found: CoderTemplateVersion, reused: boolean): Promise<PushOutcome> => {
-    if (!found.template_id) {
-      throw new Error(`Coder answered ${where} without a template ID; the push did not finish.`)
-    }
-    return {
-      versionId: found.id,
-      versionName: found.name,
-      templateId: found.template_id,
-      templateName: (before ?? (await client.template(organization, template)))?.name ?? template,
-      templateExisted: before !== null,
-      reusedExistingVersion: reused,
-      activeVersionIdBeforePush
-    }
+  const { organization, template, version } = input
+  const push: PushContext = {
+    input,
+    log: input.log ?? coreLog,
+    where: `version "${version}" of template "${template}" in organization "${organization}"`,
+    // 1. The state before the push.
+    before: await input.client.template(organization, template)
   }
 
   // 2. Pre-flight: a re-run, or a name taken by a failed import.
-  if (before) {
-    const existing = await client.versionByName(organization, template, version)
-    if (existing) {
-      const settled = await reuse(input, existing, where)
-      log.info(
-        `A re-run: a previous run of this commit already pushed ${where} (ID ${settled.id}); continuing with it instead of pushing again.`
-      )
-      if (before.active_version_id === settled.id) {
-        log.info(`That version is already the active version of "${template}".`)
-      }
-      return outcome(settled, true)
-    }
-  }
+  const rerun = await findRerun(push)
+  if (rerun) return outcome(push, rerun, true)
 
   // 3. The push.
+  const raced = await pushWithCli(push)
+  if (raced) return outcome(push, raced, true)
+
+  // 4. Resolve what was pushed over REST: the CLI never prints the version ID (§1.2 step 15).
+  const pushed = await resolvePushed(push)
+
+  // 5. §1.5: Coder activates the only version of a new template; --activate=false cannot stop it.
+  if (!push.before) {
+    push.log.warning(
+      `Template "${template}" did not exist, so Coder created it with ${push.where} as its active version: ` +
+        '--activate=false has no effect on a new template. Users can use this version before its test has passed.'
+    )
+  }
+  return outcome(push, pushed, false)
+}
+
+/** What the push steps share: the input, where to log, the version's description, the state before. */
+interface PushContext {
+  input: PushTemplateVersionInput
+  log: PushLog
+  where: string
+  before: CoderTemplate | null
+}
+
+async function outcome(
+  { input, where, before }: PushContext,
+  found: CoderTemplateVersion,
+  reused: boolean
+): Promise<PushOutcome> {
+  if (!found.template_id) {
+    throw new Error(`Coder answered ${where} without a template ID; the push did not finish.`)
+  }
+  const { client, organization, template } = input
+  return {
+    versionId: found.id,
+    versionName: found.name,
+    createdAt: found.created_at ?? '',
+    templateId: found.template_id,
+    templateName: (before ?? (await client.template(organization, template)))?.name ?? template,
+    templateExisted: before !== null,
+    reusedExistingVersion: reused,
+    activeVersionIdBeforePush: before?.active_version_id ?? null
+  }
+}
+
+/** A version with our name pushed by a previous run of this commit, once usable; null if none. */
+async function findRerun({
+  input,
+  log,
+  where,
+  before
+}: PushContext): Promise<CoderTemplateVersion | null> {
+  if (!before) return null
+  const existing = await input.client.versionByName(
+    input.organization,
+    input.template,
+    input.version
+  )
+  if (!existing) return null
+  const settled = await reuse(input, existing, where, log)
+  log.info(
+    `A re-run: a previous run of this commit already pushed ${where} (ID ${settled.id}); continuing with it instead of pushing again.`
+  )
+  if (before.active_version_id === settled.id) {
+    log.info(`That version is already the active version of "${input.template}".`)
+  }
+  return settled
+}
+
+/**
+ * Runs the CLI; throws unless it succeeded. Returns the version another run pushed under our name
+ * (a re-run racing this one), or null when this push created it.
+ */
+async function pushWithCli({
+  input,
+  log,
+  where
+}: PushContext): Promise<CoderTemplateVersion | null> {
+  const { client, organization, template, version } = input
   const result = await runTemplatesPush({
     cli: input.cli,
     coderUrl: input.coderUrl,
@@ -109,6 +166,7 @@ export async function pushTemplateVersion(input: PushTemplateVersionInput): Prom
     organization: input.passOrganization ? organization : undefined,
     message: input.message,
     variables: input.variables,
+    tempDir: input.tempDir,
     timeoutMs: input.timeoutMs,
     killGraceMs: input.killGraceMs,
     signal: input.signal,
@@ -124,23 +182,30 @@ export async function pushTemplateVersion(input: PushTemplateVersionInput): Prom
         'the CLI was interrupted (SIGINT cancels the import). Check that a provisioner is online for this organization and its tags, and that every required template variable is given.'
     )
   }
-  if (result.exitCode !== 0) {
-    const output = `${result.stdout}\n${result.stderr}`
-    // coder-cli.md §1.6: a concurrent or earlier run created the name between our check and push.
-    if (output.includes('already exists for this template')) {
-      const existing = await client.versionByName(organization, template, version)
-      if (existing) {
-        const settled = await reuse(input, existing, where)
-        log.info(
-          `Coder already holds ${where} (ID ${settled.id}), pushed by another run of this commit (a re-run racing this one); continuing with it.`
-        )
-        return outcome(settled, true)
-      }
+  if (result.exitCode === 0) return null
+  const output = `${result.stdout}\n${result.stderr}`
+  // coder-cli.md §1.6: a concurrent or earlier run created the name between our check and push.
+  if (output.includes('already exists for this template')) {
+    const existing = await client.versionByName(organization, template, version)
+    if (existing) {
+      const settled = await reuse(input, existing, where, log)
+      log.info(
+        `Coder already holds ${where} (ID ${settled.id}), pushed by another run of this commit (a re-run racing this one); continuing with it.`
+      )
+      return settled
     }
-    throw new Error(`coder templates push failed for ${where}: ${cliErrorText(result)}`)
   }
+  throw new Error(`coder templates push failed for ${where}: ${cliErrorText(result)}`)
+}
 
-  // 4. Resolve what was pushed over REST: the CLI never prints the version ID (§1.2 step 15).
+/** The version the CLI pushed, read back by name; throws unless its import succeeded. */
+async function resolvePushed({
+  input,
+  log,
+  where,
+  before
+}: PushContext): Promise<CoderTemplateVersion> {
+  const { client, organization, template, version } = input
   let pushed = await client.versionByName(organization, template, version)
   if (!pushed && !before) {
     // coder-cli.md §1.5: older CLIs ignored --name when creating a template.
@@ -164,99 +229,7 @@ export async function pushTemplateVersion(input: PushTemplateVersionInput): Prom
       `The import of ${where} ended as "${pushed.job.status}"${pushed.job.error ? `: ${pushed.job.error}` : ''}.`
     )
   }
-
-  // 5. §1.5: Coder activates the only version of a new template; --activate=false cannot stop it.
-  if (!before) {
-    log.warning(
-      `Template "${template}" did not exist, so Coder created it with ${where} as its active version: ` +
-        '--activate=false has no effect on a new template. Users can use this version before its test has passed.'
-    )
-  }
-  return outcome(pushed, false)
-}
-
-/**
- * An existing version with our name is usable only if this commit pushed it and it imported.
- * Ownership is checked before waiting: a stranger's running import is not worth the wait.
- */
-async function reuse(
-  input: PushTemplateVersionInput,
-  existing: CoderTemplateVersion,
-  where: string
-): Promise<CoderTemplateVersion> {
-  // A failed or canceled import gets requireUsable's message: the name is lost either way.
-  if (existing.job.status !== 'failed' && existing.job.status !== 'canceled') {
-    requireOwn(input, existing, where)
-  }
-  const settled = await settle(input, existing)
-  requireUsable(settled, where)
-  return settled
-}
-
-function requireOwn(
-  input: PushTemplateVersionInput,
-  existing: CoderTemplateVersion,
-  where: string
-): void {
-  const ownMessage = input.message || CLI_DEFAULT_MESSAGE
-  const isOwn = input.isOwnVersion ?? ((v: CoderTemplateVersion) => v.message === ownMessage)
-  if (isOwn(existing)) return
-  const message = existing.message ?? ''
-  const shown =
-    message.length > SHOWN_MESSAGE_LIMIT ? `${message.slice(0, SHOWN_MESSAGE_LIMIT)}…` : message
-  const author = existing.created_by?.username ? `, created by ${existing.created_by.username}` : ''
-  throw new Error(
-    `The name is taken: Coder already holds ${where} (ID ${existing.id}${author}, message ${JSON.stringify(shown)}), ` +
-      'but this commit did not push it (a moved tag or a manual push?). Coder version names cannot be reused: ' +
-      'push under a new version name.'
-  )
-}
-
-/** Waits while the version's import is active, bounded by the push time limit. */
-async function settle(
-  input: PushTemplateVersionInput,
-  found: CoderTemplateVersion
-): Promise<CoderTemplateVersion> {
-  const deadline = Date.now() + input.timeoutMs
-  let current = found
-  const log = input.log ?? coreLog
-  if (isJobActive(current.job.status)) {
-    log.info(
-      `The import of version "${current.name}" is still ${current.job.status} (started by another run); waiting for it.`
-    )
-  }
-  while (isJobActive(current.job.status)) {
-    if (Date.now() >= deadline) {
-      throw new Error(
-        `The import of version "${current.name}" of template "${input.template}" was still ${current.job.status} after ${Math.round(input.timeoutMs / 1000)} s.`
-      )
-    }
-    await sleep(input.pollIntervalMs ?? 2_000, input.signal)
-    const next = await input.client.versionByName(input.organization, input.template, current.name)
-    if (!next) {
-      throw new Error(
-        `Version "${current.name}" of template "${input.template}" disappeared while its import was running.`
-      )
-    }
-    current = next
-  }
-  return current
-}
-
-function requireUsable(version: CoderTemplateVersion, where: string): void {
-  const status = version.job.status
-  if (status !== 'succeeded') {
-    const error = version.job.error ? `: ${version.job.error}` : ''
-    throw new Error(
-      `The name is taken: ${where} already exists and its import ${status === 'failed' ? 'failed' : `is ${status}`}${error}. ` +
-        'Coder keeps the names of failed versions; choose a new version name (or rename the old version).'
-    )
-  }
-  if (version.archived) {
-    throw new Error(
-      `The name is taken: ${where} already exists and is archived, so it cannot be promoted. Unarchive it or choose a new version name.`
-    )
-  }
+  return pushed
 }
 
 /** Coder's message: the `error:` line and what follows it (coder-cli.md §1.3). */

@@ -55,6 +55,45 @@ function stopOnAbort(octokit: {
   })
 }
 
+/**
+ * The throttling plugin's onRateLimit / onSecondaryRateLimit: true waits retryAfter seconds and
+ * retries, false gives up.
+ */
+function rateLimitHandler(
+  kind: string,
+  rateLimitRetries: number,
+  maxWaitSeconds: number,
+  warn: (message: string) => void
+) {
+  return (
+    retryAfter: number,
+    request: { method: string; url: string; request?: { signal?: AbortSignal } },
+    _octokit: unknown,
+    retryCount: number
+  ): boolean => {
+    // The request options carry the token only in headers; log method and URL template alone.
+    const what = `${request.method} ${request.url}`
+    // The plugin's wait cannot be interrupted, so a cancelled run must not start one.
+    if (request.request?.signal?.aborted) return false
+    if (retryCount >= rateLimitRetries) {
+      warn(`GitHub ${kind} rate limit on ${what}: giving up after ${retryCount} retries`)
+      return false
+    }
+    if (retryAfter > maxWaitSeconds) {
+      warn(
+        `GitHub ${kind} rate limit on ${what}: asks to wait ${retryAfter} s, ` +
+          `more than ${maxWaitSeconds} s; giving up`
+      )
+      return false
+    }
+    warn(
+      `GitHub ${kind} rate limit on ${what}: retry ${retryCount + 1} of ${rateLimitRetries} ` +
+        `in ${retryAfter} s`
+    )
+    return true
+  }
+}
+
 export function createGitOpsOctokit(options: GitOpsOctokitOptions): GitOpsOctokit {
   const rateLimitRetries = options.rateLimitRetries ?? 2
   const maxWaitSeconds = options.maxRateLimitWaitSeconds ?? 120
@@ -62,35 +101,7 @@ export function createGitOpsOctokit(options: GitOpsOctokitOptions): GitOpsOctoki
   const warn = (message: string) => options.log?.warning(message)
   const debug = (message: string) => options.log?.debug?.(message)
 
-  const onLimit =
-    (kind: string) =>
-    (
-      retryAfter: number,
-      request: { method: string; url: string; request?: { signal?: AbortSignal } },
-      _octokit: unknown,
-      retryCount: number
-    ) => {
-      // The request options carry the token only in headers; log method and URL template alone.
-      const what = `${request.method} ${request.url}`
-      // The plugin's wait cannot be interrupted, so a cancelled run must not start one.
-      if (request.request?.signal?.aborted) return false
-      if (retryCount >= rateLimitRetries) {
-        warn(`GitHub ${kind} rate limit on ${what}: giving up after ${retryCount} retries`)
-        return false
-      }
-      if (retryAfter > maxWaitSeconds) {
-        warn(
-          `GitHub ${kind} rate limit on ${what}: asks to wait ${retryAfter} s, ` +
-            `more than ${maxWaitSeconds} s; giving up`
-        )
-        return false
-      }
-      warn(
-        `GitHub ${kind} rate limit on ${what}: retry ${retryCount + 1} of ${rateLimitRetries} ` +
-          `in ${retryAfter} s`
-      )
-      return true
-    }
+  const onLimit = (kind: string) => rateLimitHandler(kind, rateLimitRetries, maxWaitSeconds, warn)
 
   return getOctokit(
     options.token,

@@ -42,8 +42,11 @@ export function loadKubeConfig(input: KubeConfigInput): LoadedKubeConfig {
   const names = kc.getContexts().map((c) => c.name)
   if (input.context !== '') {
     if (!names.includes(input.context)) {
-      throw new Error(
-        `kube context "${input.context}" does not exist in the kubeconfig; available contexts: ${listOrNone(names)}`
+      throw Object.assign(
+        new Error(
+          `kube context "${input.context}" does not exist in the kubeconfig; available contexts: ${listOrNone(names)}`
+        ),
+        { input: 'kube-context' }
       )
     }
     kc.setCurrentContext(input.context)

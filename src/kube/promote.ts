@@ -3,11 +3,13 @@
 // §2.2 (CoderTemplate status.activeVersionID), §2.3 (versions list labels, status.active / status.id).
 import type { KubeConfig } from '@kubernetes/client-node'
 import { AGGREGATION_API_VERSION, PROMOTION_KIND } from '../api.js'
-import type { CoderTemplateVersionPromotion } from '../api.js'
+import type { CoderTemplateVersionPromotion, KubeStatus } from '../api.js'
+import type { PromoteAnswer } from '../promotion.js'
 import {
   KubeAbortError,
   KubeTimeoutError,
   KubeTransportError,
+  isKubeStatus,
   kubeRequest,
   statusMessage
 } from './request.js'
@@ -24,14 +26,12 @@ export interface PromoteOptions {
   timeoutMs?: number
 }
 
-export interface PromoteAnswer {
-  /** 0 on a transport error or the client timeout. */
-  httpStatus: number
+/**
+ * The answer for the pure table (promotion.ts): httpStatus 0 on a transport error or the client
+ * timeout; `status` from a metav1.Status body only; `message` on one line, for display.
+ */
+export interface PostedPromotion extends PromoteAnswer {
   body: unknown
-  /** Status.message, or the transport error text. */
-  message: string
-  /** The answer on 201. */
-  promotion?: CoderTemplateVersionPromotion
 }
 
 export const DEFAULT_PROMOTE_TIMEOUT_MS = 30000
@@ -44,7 +44,7 @@ function templatesPath(namespace: string): string {
  * POST the promotion. Never throws for an HTTP answer or a transport failure (the caller's pure table
  * decides); throws only when the caller's signal aborts.
  */
-export async function postPromotion(options: PromoteOptions): Promise<PromoteAnswer> {
+export async function postPromotion(options: PromoteOptions): Promise<PostedPromotion> {
   const path = `${templatesPath(options.namespace)}/${encodeURIComponent(options.template)}/promote`
   const timeoutMs = options.timeoutMs ?? DEFAULT_PROMOTE_TIMEOUT_MS
   try {
@@ -67,16 +67,18 @@ export async function postPromotion(options: PromoteOptions): Promise<PromoteAns
       signal: options.signal,
       timeoutMs
     })
-    const answer: PromoteAnswer = {
+    const answer: PostedPromotion = {
       httpStatus: response.status,
       body: response.body,
-      message: response.status === 201 ? '' : statusMessage(response)
+      message: response.status === 201 ? '' : oneLine(statusMessage(response))
     }
     if (response.status === 201 && isPromotion(response.body)) answer.promotion = response.body
+    const status = statusOf(response.body)
+    if (status) answer.status = status
     return answer
   } catch (err) {
     if (err instanceof KubeTimeoutError || err instanceof KubeTransportError) {
-      return { httpStatus: 0, body: undefined, message: err.message }
+      return { httpStatus: 0, body: undefined, message: oneLine(err.message) }
     }
     throw err
   }
@@ -90,6 +92,29 @@ export async function postPromotion(options: PromoteOptions): Promise<PromoteAns
 export function serverTimeout(timeoutMs: number): string {
   const ms = Math.max(1, Math.floor(timeoutMs))
   return ms >= 1000 ? `${Math.floor(ms / 1000)}s` : `${ms}ms`
+}
+
+/** A proxy's page or a quoted text may span lines; a log line must not start with its content. */
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim()
+}
+
+/** The metav1.Status fields the table reads, each only when it has the type Kubernetes gives it. */
+function statusOf(body: unknown): KubeStatus | undefined {
+  if (!isKubeStatus(body)) return undefined
+  const status: KubeStatus = { kind: 'Status' }
+  if (typeof body.message === 'string') status.message = body.message
+  if (typeof body.reason === 'string') status.reason = body.reason
+  if (typeof body.code === 'number') status.code = body.code
+  const details: unknown = body.details
+  if (typeof details === 'object' && details !== null) {
+    const { name, group, kind } = details as Record<string, unknown>
+    status.details = {}
+    if (typeof name === 'string') status.details.name = name
+    if (typeof group === 'string') status.details.group = group
+    if (typeof kind === 'string') status.details.kind = kind
+  }
+  return status
 }
 
 function isPromotion(body: unknown): body is CoderTemplateVersionPromotion {
@@ -123,8 +148,20 @@ export async function readActiveVersionID(options: ReadActiveOptions): Promise<s
   }
   const organization = options.template.slice(0, dot)
   const templateName = options.template.slice(dot + 1)
+  const fromTemplate = await readTemplateActive(options, timeoutMs)
+  if (fromTemplate.settled) return fromTemplate.activeVersionID
+  return listActiveVersionID(options, timeoutMs, organization, templateName, fromTemplate.failure)
+}
 
-  let firstFailure: string
+/** settled: the CoderTemplate answered (null on 404); else why its answer cannot be used. */
+type TemplateActive =
+  { settled: true; activeVersionID: string | null } | { settled: false; failure: string }
+
+/** §2.2: CoderTemplate status.activeVersionID. Throws only when the caller's signal aborts. */
+async function readTemplateActive(
+  options: ReadActiveOptions,
+  timeoutMs: number
+): Promise<TemplateActive> {
   try {
     const response = await kubeRequest(options.kc, {
       method: 'GET',
@@ -135,18 +172,29 @@ export async function readActiveVersionID(options: ReadActiveOptions): Promise<s
     if (response.status === 200) {
       const active = (response.body as { status?: { activeVersionID?: unknown } } | undefined)
         ?.status?.activeVersionID
-      if (typeof active === 'string' && active !== '') return active
-      firstFailure = 'the CoderTemplate has no status.activeVersionID'
-    } else if (response.status === 404) {
-      return null
-    } else {
-      firstFailure = `GET codertemplates/${options.template} answered HTTP ${response.status}: ${statusMessage(response)}`
+      if (typeof active === 'string' && active !== '')
+        return { settled: true, activeVersionID: active }
+      return { settled: false, failure: 'the CoderTemplate has no status.activeVersionID' }
+    }
+    if (response.status === 404) return { settled: true, activeVersionID: null }
+    return {
+      settled: false,
+      failure: `GET codertemplates/${options.template} answered HTTP ${response.status}: ${statusMessage(response)}`
     }
   } catch (err) {
     if (err instanceof KubeAbortError) throw err
-    firstFailure = err instanceof Error ? err.message : String(err)
+    return { settled: false, failure: err instanceof Error ? err.message : String(err) }
   }
+}
 
+/** §2.3: the versions list by the template labels; the item with status.active. */
+async function listActiveVersionID(
+  options: ReadActiveOptions,
+  timeoutMs: number,
+  organization: string,
+  templateName: string,
+  firstFailure: string
+): Promise<string | null> {
   let response
   try {
     response = await kubeRequest(options.kc, {
@@ -172,6 +220,14 @@ export async function readActiveVersionID(options: ReadActiveOptions): Promise<s
   }
   const items = (response.body as { items?: unknown } | undefined)?.items
   if (!Array.isArray(items)) return null
+  return activeInItems(items, organization, templateName)
+}
+
+function activeInItems(
+  items: unknown[],
+  organization: string,
+  templateName: string
+): string | null {
   for (const item of items as {
     metadata?: { labels?: Record<string, string> }
     status?: { active?: unknown; id?: unknown }

@@ -119,13 +119,15 @@ export async function kubeRequest(kc: KubeConfig, request: KubeRequest): Promise
     // does not expose it.)
     const auth = kc.applySecurityAuthentication(ctx)
     await (signals.length > 0 ? raceAbort(auth, AbortSignal.any(signals)) : auth)
+    maskBearer(ctx.getHeaders())
   } catch (err) {
     if (request.signal?.aborted) throw new KubeAbortError()
     if (timeoutSignal?.aborted) throw new KubeAuthTimeoutError(server, request.timeoutMs ?? 0)
-    // No `cause`: an auth plugin's error may echo its output (a credential); keep only the first line.
+    // No text of the error at all: an exec plugin's output and stderr may be the credential itself
+    // (a JSON.parse error quotes the start of a bare token).
     // eslint-disable-next-line preserve-caught-error
     throw new Error(
-      `cannot authenticate to the Kubernetes API server at ${server} with the kubeconfig: ${firstLine(err)}`
+      `cannot authenticate to the Kubernetes API server at ${server} with the kubeconfig: ${authFailureKind(err)}; run the kube user's exec plugin by hand to see its own error`
     )
   }
   let text: string
@@ -154,6 +156,29 @@ export function statusMessage(response: KubeResponse): string {
 
 export function isKubeStatus(body: unknown): body is KubeStatus {
   return typeof body === 'object' && body !== null && (body as { kind?: unknown }).kind === 'Status'
+}
+
+/** Says what failed without quoting it. */
+function authFailureKind(err: unknown): string {
+  if (err instanceof SyntaxError) return 'the exec credential plugin printed no ExecCredential JSON'
+  return 'the credential plugin or the kubeconfig user failed'
+}
+
+let credentialMask: (secret: string) => void = () => {}
+const masked = new Set<string>()
+
+/** Tokens that exec credential plugins return are masked once they are known (core.setSecret). */
+export function maskCredentialsWith(mask: (secret: string) => void): void {
+  credentialMask = mask
+}
+
+function maskBearer(headers: Record<string, string>): void {
+  const value = headers.Authorization ?? headers.authorization
+  const token = value?.startsWith('Bearer ') ? value.slice('Bearer '.length).trim() : ''
+  if (token && !masked.has(token)) {
+    masked.add(token)
+    credentialMask(token)
+  }
 }
 
 export function firstLine(err: unknown): string {

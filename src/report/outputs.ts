@@ -14,7 +14,10 @@ export function outputsOf(report: RunReport): Record<string, string> {
     message: report.message,
     'promotion-result': report.promotionResult,
     'previous-active-version-id': report.previousActiveVersionId,
-    'active-version-id': report.activeVersionId
+    'active-version-id': report.activeVersionId,
+    'pull-request-number': report.pullRequestNumber,
+    'pull-request-url': report.pullRequestUrl,
+    'pruned-manifests': report.prunedManifests.join(',')
   }
 }
 

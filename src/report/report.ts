@@ -1,14 +1,17 @@
-// What a run did, collected as it happens, so that the summary and the outputs are written from
-// one record on every path: success, failure, timeout and cancel.
+// What a run did, as the summary, the outputs, the log epilogue and the pull-request comment show
+// it. Built once at the end from the journal of step results (build.ts), never mutated by a step.
 import type { PromotionResult } from '../api.js'
+import type { FailureKind, StepStatus } from '../steps/step.js'
+import type { TimelineEntry } from '../steps/wait.js'
 
-export type StepName = 'push' | 'commit' | 'sync' | 'test' | 'promote'
-export const STEP_NAMES: readonly StepName[] = ['push', 'commit', 'sync', 'test', 'promote']
+export type RowName =
+  'preflight' | 'push' | 'commit' | 'pull-request' | 'merge' | 'sync' | 'test' | 'promote'
 
-export type StepResult = 'succeeded' | 'failed' | 'skipped' | 'cancelled' | 'timed out' | 'not run'
+export type RowResult = StepStatus | 'not run'
 
-export interface StepRecord {
-  result: StepResult
+export interface StepRow {
+  name: RowName
+  result: RowResult
   startedAt?: number
   endedAt?: number
   detail: string
@@ -18,27 +21,31 @@ export type Outcome =
   | 'promoted' // passed and promoted (or already active)
   | 'would-promote' // passed; dry-run preview
   | 'passed' // passed; promotion skipped (promote: false)
+  | 'refused' // passed; the promotion guard refused
   | 'failed'
   | 'timed-out'
   | 'cancelled'
   | 'invalid-input'
 
-export interface TimelineEntry {
-  at: number
-  phase: string
-  reason: string
-  message: string
-}
+export type { TimelineEntry }
 
 export interface RunReport {
   startedAt: number
-  outcome: Outcome | null
-  /** The one sentence that explains a failure, with what to check. */
+  outcome: Outcome
+  failureKind: FailureKind | null
+  /** The one sentence that explains a failure. */
   error: string
-  /** One line of advice for a known failure reason (coder-k8s-api.md §1.6). */
-  advice: string
-  inputErrors: string[]
-  integrityProblems: string[]
+  /** What to do next, one sentence each. */
+  advice: string[]
+  /** The items behind the error: invalid inputs, failed checks, integrity problems. */
+  problems: string[]
+  /** Things that went through but need attention (a template created untested). */
+  warnings: string[]
+  /** What the run leaves behind in Coder, Git and the cluster. */
+  leftBehind: string[]
+  /** How to look at the test. */
+  inspectCommand: string
+  troubleshootingUrl: string
   template: string
   organization: string
   namespace: string
@@ -49,30 +56,40 @@ export interface RunReport {
   commitSha: string
   commitUrl: string
   runUrl: string
+  pullRequestNumber: string
+  pullRequestUrl: string
+  prunedManifests: string[]
   phase: string
   reason: string
   message: string
   timeline: TimelineEntry[]
-  promotionResult: PromotionResult | 'Skipped' | ''
+  promotionResult: PromotionResult | 'Skipped' | 'Refused' | ''
   promotionConfirmedBy: 'answer' | 're-read' | ''
   /** A promote request was sent: a cancel after it leaves the outcome unknown. */
   promotionRequested: boolean
   previousActiveVersionId: string
+  /** Read from Coder at the end of the run; '' when that read failed. */
   activeVersionId: string
-  steps: Record<StepName, StepRecord>
+  activeVersionName: string
+  rows: StepRow[]
 }
 
-export function newReport(now: number): RunReport {
-  const steps = Object.fromEntries(
-    STEP_NAMES.map((name) => [name, { result: 'not run', detail: '' } satisfies StepRecord])
-  ) as Record<StepName, StepRecord>
+export function isSuccess(outcome: Outcome): boolean {
+  return outcome === 'promoted' || outcome === 'would-promote' || outcome === 'passed'
+}
+
+export function emptyReport(startedAt: number): RunReport {
   return {
-    startedAt: now,
-    outcome: null,
+    startedAt,
+    outcome: 'failed',
+    failureKind: null,
     error: '',
-    advice: '',
-    inputErrors: [],
-    integrityProblems: [],
+    advice: [],
+    problems: [],
+    warnings: [],
+    leftBehind: [],
+    inspectCommand: '',
+    troubleshootingUrl: '',
     template: '',
     organization: '',
     namespace: '',
@@ -83,6 +100,9 @@ export function newReport(now: number): RunReport {
     commitSha: '',
     commitUrl: '',
     runUrl: '',
+    pullRequestNumber: '',
+    pullRequestUrl: '',
+    prunedManifests: [],
     phase: '',
     reason: '',
     message: '',
@@ -92,25 +112,7 @@ export function newReport(now: number): RunReport {
     promotionRequested: false,
     previousActiveVersionId: '',
     activeVersionId: '',
-    steps
+    activeVersionName: '',
+    rows: []
   }
-}
-
-/** Adds a timeline entry when phase or reason changed; returns whether it did. */
-export function recordObservation(
-  report: RunReport,
-  at: number,
-  observed: { phase: string; reason: string; message: string }
-): boolean {
-  report.phase = observed.phase
-  report.reason = observed.reason
-  report.message = observed.message
-  const last = report.timeline[report.timeline.length - 1]
-  if (last && last.phase === observed.phase && last.reason === observed.reason) return false
-  report.timeline.push({ at, ...observed })
-  return true
-}
-
-export function isSuccess(outcome: Outcome | null): boolean {
-  return outcome === 'promoted' || outcome === 'would-promote' || outcome === 'passed'
 }

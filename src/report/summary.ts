@@ -2,7 +2,7 @@
 // (action-ecosystem.md §5.1), so every text from the cluster, Coder, Git or the inputs is escaped
 // here, and each one is cut so that the summary stays far below the 1 MiB cap.
 import * as core from '@actions/core'
-import { type RunReport, STEP_NAMES, type StepRecord } from './report.js'
+import { type RunReport, type StepRow } from './report.js'
 
 const MAX_TEXT = 2000
 const MAX_TIMELINE = 40
@@ -33,6 +33,8 @@ export function headline(report: RunReport): string {
       return `✅ ${what} passed its test (dry-run: ${report.promotionResult === 'AlreadyActive' ? 'already active' : 'would be promoted'})`
     case 'passed':
       return `✅ ${what} passed its test (promotion skipped)`
+    case 'refused':
+      return `⛔ ${what} passed its test; the promotion was refused`
     case 'timed-out':
       return `⏱️ ${what}: the gate timed out`
     case 'cancelled':
@@ -44,91 +46,127 @@ export function headline(report: RunReport): string {
   }
 }
 
+type Summary = typeof core.summary
+
 /** The summary as HTML/Markdown text, built with core.summary's buffer. */
 export function renderSummary(report: RunReport, now: number): string {
   const summary = core.summary.emptyBuffer()
-  summary.addHeading(escapeHtml(headline(report)), 2)
-  if (report.error) summary.addRaw(`<p><strong>${escapeHtml(report.error)}</strong></p>`, true)
-  if (report.advice) summary.addRaw(`<p>💡 ${escapeHtml(report.advice)}</p>`, true)
-  if (report.inputErrors.length > 0) {
-    summary.addList(report.inputErrors.map((line) => escapeHtml(line)))
-  }
-  if (report.integrityProblems.length > 0) {
-    summary.addRaw('<p>The test object does not prove the pushed version:</p>', true)
-    summary.addList(report.integrityProblems.map((line) => escapeHtml(line)))
-  }
-
+  addMessages(summary, report)
   if (report.outcome !== 'invalid-input') {
-    summary.addTable([
-      [
-        { data: 'Step', header: true },
-        { data: 'Result', header: true },
-        { data: 'Duration', header: true },
-        { data: 'Detail', header: true }
-      ],
-      ...STEP_NAMES.map((name) => {
-        const step = report.steps[name]
-        return [name, step.result, duration(step, now) || '–', escapeHtml(step.detail) || '–']
-      })
-    ])
-
-    const facts: [string, string][] = [
-      ['Template', code(joinNonEmpty(report.organization, report.template, '.'))],
-      [
-        'Version',
-        `${code(report.versionName)}${report.versionId ? ` (${code(report.versionId)})` : ''}`
-      ],
-      ['Test', code(joinNonEmpty(report.namespace, report.testName, '/'))],
-      ['Phase', code(report.phase)],
-      ['Reason', code(report.reason)],
-      ['Message', escapeHtml(report.message)],
-      [
-        'Promotion',
-        code(report.promotionResult) +
-          (report.promotionConfirmedBy === 're-read' ? ' (confirmed by a re-read)' : '')
-      ],
-      ['Previous active version', code(report.previousActiveVersionId)],
-      ['Active version', code(report.activeVersionId)],
-      ['Manifest', code(report.manifestPath)],
-      [
-        'GitOps commit',
-        report.commitUrl
-          ? link(report.commitUrl, report.commitSha.slice(0, 12))
-          : report.manifestPath && report.steps.commit.result === 'succeeded'
-            ? 'none: Git already held the manifest'
-            : ''
-      ],
-      ['Workflow run', report.runUrl ? link(report.runUrl, 'this run') : '']
-    ]
+    addStepTable(summary, report, now)
     summary.addTable([
       [
         { data: 'What', header: true },
         { data: 'Value', header: true }
       ],
-      ...facts.filter(([, value]) => value !== '')
+      ...facts(report).filter(([, value]) => value !== '')
     ])
-
-    if (report.timeline.length > 0) {
-      const shown =
-        report.timeline.length > MAX_TIMELINE
-          ? [
-              ...report.timeline.slice(0, MAX_TIMELINE / 2),
-              null,
-              ...report.timeline.slice(-MAX_TIMELINE / 2)
-            ]
-          : report.timeline
-      const lines = shown.map((entry) =>
-        entry === null
-          ? `… ${report.timeline.length - MAX_TIMELINE} more …`
-          : escapeHtml(
-              `+${seconds(entry.at - report.startedAt)} ${entry.phase || '(no status)'}${entry.reason ? ` / ${entry.reason}` : ''}${entry.message ? `: ${entry.message}` : ''}`,
-              MAX_TIMELINE_LINE
-            )
-      )
-      summary.addDetails('Timeline of the test', `<pre>${lines.join('\n')}</pre>`)
-    }
+    addTimeline(summary, report)
   }
   return summary.stringify()
+}
+
+/** The headline, then the error, problems, warnings, advice and what stays behind. */
+function addMessages(summary: Summary, report: RunReport): void {
+  summary.addHeading(escapeHtml(headline(report)), 2)
+  if (report.error) summary.addRaw(`<p><strong>${escapeHtml(report.error)}</strong></p>`, true)
+  if (report.problems.length > 0) summary.addList(report.problems.map((line) => escapeHtml(line)))
+  for (const line of report.warnings) summary.addRaw(`<p>⚠️ ${escapeHtml(line)}</p>`, true)
+  if (report.advice.length > 0 || report.troubleshootingUrl) {
+    const next = report.advice.map((line) => escapeHtml(line))
+    if (report.troubleshootingUrl)
+      next.push(
+        `More in ${link(report.troubleshootingUrl, 'troubleshooting: ' + (report.failureKind ?? ''))}`
+      )
+    summary.addRaw('<p>💡 What to do next:</p>', true)
+    summary.addList(next)
+  }
+  if (report.leftBehind.length > 0) {
+    summary.addRaw('<p>What stays behind:</p>', true)
+    summary.addList(report.leftBehind.map((line) => escapeHtml(line)))
+  }
+}
+
+function addStepTable(summary: Summary, report: RunReport, now: number): void {
+  summary.addTable([
+    [
+      { data: 'Step', header: true },
+      { data: 'Result', header: true },
+      { data: 'Duration', header: true },
+      { data: 'Detail', header: true }
+    ],
+    ...report.rows.map((row) => [
+      row.name,
+      row.result,
+      duration(row, now) || '–',
+      escapeHtml(row.detail) || '–'
+    ])
+  ])
+}
+
+/** The "What / Value" rows; the caller drops those whose value is empty. */
+function facts(report: RunReport): [string, string][] {
+  return [
+    ['Template', code(joinNonEmpty(report.organization, report.template, '.'))],
+    [
+      'Version',
+      `${code(report.versionName)}${report.versionId ? ` (${code(report.versionId)})` : ''}`
+    ],
+    ['Test', code(joinNonEmpty(report.namespace, report.testName, '/'))],
+    ['Phase', code(report.phase)],
+    ['Reason', code(report.reason)],
+    ['Message', escapeHtml(report.message)],
+    [
+      'Promotion',
+      code(report.promotionResult) +
+        (report.promotionConfirmedBy === 're-read' ? ' (confirmed by a re-read)' : '')
+    ],
+    ['Previous active version', code(report.previousActiveVersionId)],
+    [
+      'Active version (read at the end)',
+      report.activeVersionId
+        ? `${code(report.activeVersionName)} (${code(report.activeVersionId)})`
+        : 'could not be read'
+    ],
+    ['Manifest', code(report.manifestPath)],
+    ['GitOps commit', commitFact(report)],
+    [
+      'Pull request',
+      report.pullRequestUrl ? link(report.pullRequestUrl, `#${report.pullRequestNumber}`) : ''
+    ],
+    ['Removed by keep-tests', report.prunedManifests.map((path) => code(path)).join(', ')],
+    ['Inspect the test', code(report.inspectCommand)],
+    ['Workflow run', report.runUrl ? link(report.runUrl, 'this run') : '']
+  ]
+}
+
+function commitFact(report: RunReport): string {
+  if (report.commitUrl) return link(report.commitUrl, report.commitSha.slice(0, 12))
+  return report.rows.some((row) => row.name === 'commit' && row.result === 'succeeded')
+    ? 'none: Git already held the manifest'
+    : ''
+}
+
+/** The test's status changes, the middle cut out when there are more than MAX_TIMELINE. */
+function addTimeline(summary: Summary, report: RunReport): void {
+  if (report.timeline.length === 0) return
+  const shown =
+    report.timeline.length > MAX_TIMELINE
+      ? [
+          ...report.timeline.slice(0, MAX_TIMELINE / 2),
+          null,
+          ...report.timeline.slice(-MAX_TIMELINE / 2)
+        ]
+      : report.timeline
+  const lines = shown.map((entry) =>
+    entry === null
+      ? `… ${report.timeline.length - MAX_TIMELINE} more …`
+      : escapeHtml(
+          `+${seconds(entry.at - report.startedAt)} ${entry.phase || '(no status)'}${entry.reason ? ` / ${entry.reason}` : ''}${entry.message ? `: ${entry.message}` : ''}`,
+          MAX_TIMELINE_LINE
+        )
+  )
+  summary.addDetails('Timeline of the test', `<pre>${lines.join('\n')}</pre>`)
 }
 
 export async function writeSummary(report: RunReport, now: number): Promise<void> {
@@ -141,7 +179,7 @@ export async function writeSummary(report: RunReport, now: number): Promise<void
   await core.summary.addRaw(text).write()
 }
 
-function duration(step: StepRecord, now: number): string {
+function duration(step: StepRow, now: number): string {
   if (step.startedAt === undefined) return ''
   return seconds((step.endedAt ?? now) - step.startedAt)
 }

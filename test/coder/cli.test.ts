@@ -1,6 +1,6 @@
 // resolveCoderCli (download + tool cache) and runTemplatesPush against the sandbox and the fake CLI.
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
-import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -197,9 +197,13 @@ describe('runTemplatesPush', () => {
       'acme',
       '--message',
       'feat: "quoted" $(not a subshell)',
-      '--variable',
-      'region=eu west'
+      '--variables-file',
+      expect.stringMatching(/coder-template-gate-[^/]+\/variables\.yaml$/)
     ])
+    // The value is in no argument; the file is gone once the CLI ended.
+    expect(logged).not.toContain('eu west')
+    const file = (JSON.parse(logged) as string[]).at(-1)!
+    expect(existsSync(file)).toBe(false)
     expect(logged).not.toContain(sandbox.token)
     expect(out.text()).toContain('::stop-commands::') // CLI output cannot issue workflow commands
     const created = JSON.parse(

@@ -60,7 +60,8 @@ describe('pushTemplateVersion', () => {
       templateName: 'fresh',
       templateExisted: false,
       reusedExistingVersion: false,
-      activeVersionIdBeforePush: null
+      activeVersionIdBeforePush: null,
+      createdAt: version.createdAt
     })
     expect(template.activeVersionId).toBe(version.id)
     expect(warnings).toHaveLength(1)
@@ -78,7 +79,8 @@ describe('pushTemplateVersion', () => {
       templateName: 'docker', // Coder's spelling, not the input's
       templateExisted: true,
       reusedExistingVersion: false,
-      activeVersionIdBeforePush: seeded.activeVersionId
+      activeVersionIdBeforePush: seeded.activeVersionId,
+      createdAt: version.createdAt
     })
     expect(version.jobStatus).toBe('succeeded')
     expect(sandbox.backend.findTemplate('acme', 'docker')!.activeVersionId).toBe(

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { postPromotion, readActiveVersionID } from '../../src/kube/promote.js'
+import { decideAnswer } from '../../src/promotion.js'
+import { loadKubeConfig } from '../../src/kube/config.js'
 import { isAbortError } from '../../src/kube/request.js'
+import type { PromoteFault } from '../sandbox/kube/aggregated.js'
+import { startKubeSandbox } from '../sandbox/kube/server.js'
+import type { KubeSandbox } from '../sandbox/kube/server.js'
+import { FakeCoder } from '../sandbox-kube/helpers.js'
 import {
   kubeConfigFor,
   sendJson,
@@ -30,17 +36,44 @@ function promotion(versionID: string, result: string, previous: string, active: 
   }
 }
 
-// coder-k8s-api.md §2.4: the documented answers, with their exact messages.
-const cases: { n: number; status: number; body: (id: string) => unknown; message: string }[] = [
-  { n: 201, status: 201, body: (id) => promotion(id, 'Promoted', OLD, id), message: '' },
-  { n: 202, status: 201, body: (id) => promotion(id, 'AlreadyActive', id, id), message: '' },
-  { n: 203, status: 201, body: (id) => promotion(id, 'WouldPromote', OLD, OLD), message: '' },
+// coder-k8s-api.md §2.4: the documented answers, with their exact messages, and the step that the
+// pure table (promotion.ts) takes for the answer as postPromotion hands it over.
+interface Case {
+  n: number
+  status: number
+  body: (id: string) => unknown
+  message: string
+  next: string
+}
+const cases: Case[] = [
+  {
+    n: 201,
+    status: 201,
+    body: (id) => promotion(id, 'Promoted', OLD, id),
+    message: '',
+    next: 'promoted'
+  },
+  {
+    n: 202,
+    status: 201,
+    body: (id) => promotion(id, 'AlreadyActive', id, id),
+    message: '',
+    next: 'promoted'
+  },
+  {
+    n: 203,
+    status: 201,
+    body: (id) => promotion(id, 'WouldPromote', OLD, OLD),
+    message: '',
+    next: 'promoted'
+  },
   {
     n: 400,
     status: 400,
     body: () =>
       statusBody(400, 'BadRequest', `spec.versionID is not a version of template "${TEMPLATE}"`),
-    message: `spec.versionID is not a version of template "${TEMPLATE}"`
+    message: `spec.versionID is not a version of template "${TEMPLATE}"`,
+    next: 'fail'
   },
   {
     n: 403,
@@ -51,14 +84,16 @@ const cases: { n: number; status: number; body: (id: string) => unknown; message
         'Forbidden',
         `codertemplates.aggregation.coder.com "${TEMPLATE}" is forbidden: User "ci" cannot create resource "codertemplates/promote"`
       ),
-    message: `codertemplates.aggregation.coder.com "${TEMPLATE}" is forbidden: User "ci" cannot create resource "codertemplates/promote"`
+    message: `codertemplates.aggregation.coder.com "${TEMPLATE}" is forbidden: User "ci" cannot create resource "codertemplates/promote"`,
+    next: 'fail'
   },
   {
     n: 404,
     status: 404,
     body: () =>
       statusBody(404, 'NotFound', `codertemplates.aggregation.coder.com "${TEMPLATE}" not found`),
-    message: `codertemplates.aggregation.coder.com "${TEMPLATE}" not found`
+    message: `codertemplates.aggregation.coder.com "${TEMPLATE}" not found`,
+    next: 'fail'
   },
   {
     n: 409,
@@ -69,7 +104,8 @@ const cases: { n: number; status: number; body: (id: string) => unknown; message
         'Conflict',
         `the promotion of version ${id} was superseded by a concurrent change: version ${OLD} is active; re-read before retrying`
       ),
-    message: 'was superseded by a concurrent change'
+    message: 'was superseded by a concurrent change',
+    next: 're-read'
   },
   {
     n: 422,
@@ -89,14 +125,16 @@ const cases: { n: number; status: number; body: (id: string) => unknown; message
         ]
       }
     }),
-    message: 'must be the Coder ID (a UUID) of a template version'
+    message: 'must be the Coder ID (a UUID) of a template version',
+    next: 'fail'
   },
   {
     n: 429,
     status: 429,
     body: () =>
       statusBody(429, 'TooManyRequests', 'Coder rate-limited the activation; nothing was changed'),
-    message: 'Coder rate-limited the activation; nothing was changed'
+    message: 'Coder rate-limited the activation; nothing was changed',
+    next: 'retry'
   },
   {
     n: 503,
@@ -107,7 +145,8 @@ const cases: { n: number; status: number; body: (id: string) => unknown; message
         'ServiceUnavailable',
         `could not confirm the promotion of version ${id} on template "${TEMPLATE}"; it may or may not have been applied: re-read the template before retrying`
       ),
-    message: 'could not confirm the promotion'
+    message: 'could not confirm the promotion',
+    next: 're-read'
   },
   {
     n: 504,
@@ -118,10 +157,34 @@ const cases: { n: number; status: number; body: (id: string) => unknown; message
         'Timeout',
         `the promotion of version ${id} on template "${TEMPLATE}" was not attempted: too little of the request time was left after the lookups; nothing was sent to Coder, so it is safe to try again`
       ),
-    message: 'was not attempted'
+    message: 'was not attempted',
+    next: 'retry'
   }
 ]
 const HANG = 999
+
+// Answers that are not the API server's Status: a proxy's page, a gateway's JSON, a mistyped Status.
+const PROXY_PAGE =
+  '<html>\n<head><title>503 Service Temporarily Unavailable</title></head>\n<body>\n::error::the server is currently unable to handle the request\n</body>\n</html>\n'
+const foreign: Record<number, { status: number; type: string; text: string }> = {
+  601: { status: 503, type: 'text/html', text: PROXY_PAGE },
+  602: {
+    status: 429,
+    type: 'application/json',
+    text: JSON.stringify({ error: 'Coder rate-limited the activation; nothing was changed' })
+  },
+  603: {
+    status: 503,
+    type: 'application/json',
+    text: JSON.stringify({
+      kind: 'Status',
+      code: '503',
+      reason: 7,
+      message: 'the server is currently unable to handle the request',
+      details: { name: ['acme.docker'], group: 'aggregation.coder.com' }
+    })
+  }
+}
 
 let server: ScriptedKubeServer
 let templateAnswer: { status: number; body: unknown } = { status: 200, body: {} }
@@ -133,6 +196,12 @@ beforeAll(async () => {
       const id = (JSON.parse(recorded.body) as { spec: { versionID: string } }).spec.versionID
       const n = Number(id.slice(-12))
       if (n === HANG) return // never answers: the client's timeout must end it
+      const raw = foreign[n]
+      if (raw) {
+        res.writeHead(raw.status, { 'Content-Type': raw.type })
+        res.end(raw.text)
+        return
+      }
       const scripted = cases.find((c) => c.n === n)
       if (!scripted) return sendStatus(res, 500, 'InternalError', 'unscripted')
       return sendJson(res, scripted.status, scripted.body(id))
@@ -147,6 +216,13 @@ beforeAll(async () => {
   })
 })
 afterAll(() => server.close())
+
+const target = () => ({
+  kc: kubeConfigFor(server),
+  namespace: NS,
+  template: TEMPLATE,
+  dryRun: false
+})
 
 function lastPromote(): RecordedKubeRequest {
   const all = server.requestsTo('POST', PROMOTE_PATH)
@@ -174,9 +250,19 @@ describe('postPromotion', () => {
         expect(answer.promotion?.status?.result).toBe(
           { 201: 'Promoted', 202: 'AlreadyActive', 203: 'WouldPromote' }[c.n]
         )
+        expect(answer.status).toBeUndefined()
       } else {
         expect(answer.promotion).toBeUndefined()
+        const sent = c.body(versionID) as { code: number; reason: string; message: string }
+        expect(answer.status).toMatchObject({
+          kind: 'Status',
+          code: sent.code,
+          reason: sent.reason,
+          message: sent.message
+        })
       }
+      const mode = c.n === 203 ? 'dry-run' : 'promote'
+      expect(decideAnswer(answer, versionID, mode, TEMPLATE, NS).kind).toBe(c.next)
 
       const request = lastPromote()
       expect(request.authorized).toBe(true)
@@ -197,6 +283,41 @@ describe('postPromotion', () => {
       )
     })
   }
+
+  it('gives no Status for a proxy page, and its text on one line', async () => {
+    const versionID = uuid(601)
+    const answer = await postPromotion({ ...target(), versionID })
+    expect(answer.httpStatus).toBe(503)
+    expect(answer.status).toBeUndefined()
+    expect(answer.body).toBe(PROXY_PAGE)
+    expect(answer.message).not.toMatch(/\n/)
+    expect(answer.message).toContain('::error::the server is currently unable')
+    // Unknown: read the active version first, never a blind retry.
+    expect(decideAnswer(answer, versionID, 'promote', TEMPLATE, NS)).toMatchObject({
+      kind: 're-read',
+      retryIfUnchanged: true
+    })
+  })
+
+  it('gives no Status for JSON that is not a Status', async () => {
+    const versionID = uuid(602)
+    const answer = await postPromotion({ ...target(), versionID })
+    expect(answer.httpStatus).toBe(429)
+    expect(answer.status).toBeUndefined()
+    expect(decideAnswer(answer, versionID, 'promote', TEMPLATE, NS).kind).toBe('re-read')
+  })
+
+  it('keeps only the Status fields that have the types Kubernetes gives them', async () => {
+    const versionID = uuid(603)
+    const answer = await postPromotion({ ...target(), versionID })
+    expect(answer.status).toEqual({
+      kind: 'Status',
+      message: 'the server is currently unable to handle the request',
+      details: { group: 'aggregation.coder.com' }
+    })
+    // Without a numeric code agreeing with the HTTP status the text proves nothing.
+    expect(decideAnswer(answer, versionID, 'promote', TEMPLATE, NS).kind).toBe('re-read')
+  })
 
   it('returns httpStatus 0 when the server does not answer within the client timeout', async () => {
     const answer = await postPromotion({
@@ -268,6 +389,82 @@ describe('postPromotion', () => {
     controller.abort()
     const error = await pending.catch((e: unknown) => e)
     expect(isAbortError(error)).toBe(true)
+  })
+})
+
+// The sandbox's aggregated API answers each §2.4 outcome with its own texts: the table must take the
+// documented step for what postPromotion hands over from it.
+describe('postPromotion and the table against the sandbox aggregated API', () => {
+  const coder = new FakeCoder('acme')
+  let kube: KubeSandbox
+  beforeAll(async () => {
+    // Each case promotes its own template (docker-N); gate-role.yaml grants promote on acme.docker
+    // only, so without this every case would be a 403 from RBAC, not the fault it scripts.
+    kube = await startKubeSandbox({ coder, controller: false, promoteResourceNames: null })
+  })
+  afterAll(() => kube.close())
+
+  const rows: [string, PromoteFault | null, string, boolean?][] = [
+    ['no fault: Promoted', null, 'promoted'],
+    ['SubjectAccessReview denies', { kind: 'forbidden' }, 'fail'],
+    ['Coder 429 on the activation', { kind: 'status', code: 429 }, 'retry'],
+    [
+      'Coder 404 on the activation (nothing changed)',
+      { kind: 'status', code: 404 },
+      're-read',
+      true
+    ],
+    ['Coder 403 on the activation', { kind: 'status', code: 403 }, 'fail'],
+    ['Coder 502 on the activation', { kind: 'status', code: 502 }, 're-read', true],
+    ['504 not attempted', { kind: '504-not-attempted' }, 'retry'],
+    [
+      'unclear activation that applied',
+      { kind: 'activation-unclear', activeAfter: 'requested' },
+      'promoted'
+    ],
+    [
+      'unclear activation, previous active',
+      { kind: 'activation-unclear', activeAfter: 'previous' },
+      're-read',
+      true
+    ],
+    [
+      'unclear activation, a third active',
+      { kind: 'activation-unclear', activeAfter: 'third' },
+      're-read',
+      false
+    ],
+    ['superseded after success', { kind: 'superseded-after-success' }, 're-read', false],
+    ['re-read fails', { kind: 'reread-fails' }, 're-read', true],
+    ['kube-apiserver cannot reach the aggregated API', { kind: 'apiserver-unavailable' }, 'retry']
+  ]
+  // Objects, not rows: jest-each hands a `done` callback to a test whose arity exceeds the row's
+  // length, so a 3-value row against a 4-parameter test would wait for done() until the timeout.
+  const table = rows.map(([name, fault, kind, retryIfUnchanged]) => ({
+    name,
+    fault,
+    kind,
+    retryIfUnchanged
+  }))
+  it.each(table)('$name -> $kind', async ({ fault, kind, retryIfUnchanged }) => {
+    // A fresh template per case: v1 active, v2 to promote, v3 a third version.
+    const docker = coder.addTemplate(`docker-${coder.templates.length}`)
+    coder.addVersion(docker, 'v1')
+    const v2 = coder.addVersion(docker, 'v2')
+    coder.addVersion(docker, 'v3')
+    const template = `acme.${docker.name}`
+    kube.faults.promote.length = 0
+    if (fault) kube.faults.promote.push(fault)
+    const answer = await postPromotion({
+      kc: loadKubeConfig({ kubeconfig: kube.kubeconfig(), context: '' }).kc,
+      namespace: NS,
+      template,
+      versionID: v2.id,
+      dryRun: false
+    })
+    const next = decideAnswer(answer, v2.id, 'promote', template, NS)
+    expect(next.kind).toBe(kind)
+    if (next.kind === 're-read') expect(next.retryIfUnchanged).toBe(retryIfUnchanged)
   })
 })
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals'
 import type { CoderTemplateTest } from '../../src/api.js'
+import { loadKubeConfig } from '../../src/kube/config.js'
 import { verdictOf } from '../../src/verdict.js'
 import { WaitTimeoutError, isAbortError, newWaitStats, waitForTest } from '../../src/kube/wait.js'
 import type { WaitOptions, WaitStats } from '../../src/kube/wait.js'
@@ -13,6 +14,8 @@ import {
 import type { WatchStream } from './helpers/kubeServer.js'
 import { WORLD_NAMESPACE, WORLD_TEST_NAME, startTestWorld } from './helpers/testWorld.js'
 import type { TestWorld } from './helpers/testWorld.js'
+import { startKubeSandbox } from '../sandbox/kube/server.js'
+import { FakeCoder, testManifest } from '../sandbox-kube/helpers.js'
 
 const FAILED_STATUS = {
   observedGeneration: 1,
@@ -366,4 +369,54 @@ describe('waitForTest', () => {
     await expect(r.promise).rejects.toThrow(/may not watch CoderTemplateTest coder\/docker-v1/)
     expect(world.watches).toHaveLength(0)
   })
+})
+
+describe('waitForTest against the kube sandbox (bookmarks, a short event window)', () => {
+  it('resumes an idle wait from the bookmark resourceVersion: no 410, no re-list, no re-read', async () => {
+    const kube = await startKubeSandbox({
+      coder: new FakeCoder(),
+      controller: false,
+      eventHistoryLimit: 3,
+      bookmarkIntervalMs: 50
+    })
+    const controller = new AbortController()
+    const stats = newWaitStats()
+    try {
+      const created = kube.store.create(WORLD_NAMESPACE, testManifest(WORLD_TEST_NAME))
+      const waiting = waitForTest({
+        kc: loadKubeConfig({ kubeconfig: kube.kubeconfig(), context: '' }).kc,
+        namespace: WORLD_NAMESPACE,
+        name: WORLD_TEST_NAME,
+        signal: controller.signal,
+        isFinal: () => false,
+        syncDeadline: Date.now() + NEVER_MS,
+        waitTimeoutMs: NEVER_MS,
+        watchTimeoutSeconds: 1, // the server ends each watch cleanly after 1 s
+        stats
+      }).catch((e: unknown) => e)
+      await until(() => stats.watches === 1 && stats.bookmarks >= 1)
+      // Writes elsewhere push the test's own resourceVersion out of the event window: a watch from
+      // it would now get 410 Gone, and only the bookmarks carry a newer resourceVersion.
+      for (let i = 0; i < 5; i++) kube.store.create('other', testManifest(`filler-${i}`))
+      const afterWrites = Number(kube.store.currentResourceVersion)
+      // Watch requests as the server recorded them, in order: each from its resourceVersion.
+      const watchedFrom = (): number[] =>
+        kube.requests
+          .filter((r) => /[?&]watch=true/.test(r.path))
+          .map((r) => Number(new URL(r.path, kube.url).searchParams.get('resourceVersion')))
+      await until(() => watchedFrom().length >= 3, 10000)
+      controller.abort()
+      expect(isAbortError(await waiting)).toBe(true)
+
+      expect(stats).toMatchObject({ gets: 1, lists: 0, gone: 0, errors: 0 })
+      expect(stats.cleanEnds).toBeGreaterThanOrEqual(2)
+      const [first, second, third] = watchedFrom()
+      expect(first).toBe(Number(created.metadata.resourceVersion))
+      expect(second).toBeGreaterThanOrEqual(afterWrites)
+      expect(third).toBeGreaterThanOrEqual(second ?? Infinity)
+    } finally {
+      controller.abort()
+      await kube.close()
+    }
+  }, 15000)
 })

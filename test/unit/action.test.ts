@@ -5,7 +5,7 @@ import { describe, expect, it } from '@jest/globals'
 import YAML from 'yaml'
 import { INPUT_NAMES } from '../../src/inputs.js'
 import { outputsOf } from '../../src/report/outputs.js'
-import { newReport } from '../../src/report/report.js'
+import { emptyReport } from '../../src/report/report.js'
 
 const action = YAML.parse(readFileSync(new URL('../../action.yml', import.meta.url), 'utf8'))
 
@@ -34,13 +34,26 @@ describe('action.yml', () => {
       'gitops-token': '${{ github.token }}',
       promote: 'true',
       'wait-timeout-seconds': '',
-      'sync-timeout-seconds': '600'
+      'sync-timeout-seconds': '600',
+      'variables-file': '',
+      'create-template': 'false',
+      'allow-rollback': 'false',
+      'gitops-mode': 'commit',
+      'pull-request-merge': 'auto',
+      'pull-request-merge-method': 'squash',
+      'pull-request-labels': '',
+      'merge-timeout-seconds': '3600',
+      'keep-tests': '0',
+      'comment-on-pr': 'false',
+      'github-token': '${{ github.token }}'
     })
     for (const required of ['coder-url', 'coder-token', 'template', 'namespace']) {
       expect(action.inputs[required].required).toBe(true)
     }
   })
   it('declares every output the code sets', () => {
-    expect(Object.keys(action.outputs).sort()).toEqual(Object.keys(outputsOf(newReport(0))).sort())
+    expect(Object.keys(action.outputs).sort()).toEqual(
+      Object.keys(outputsOf(emptyReport(0))).sort()
+    )
   })
 })

@@ -3,8 +3,12 @@ import {
   type InputName,
   parseInputs,
   type RunContext,
+  type Settings,
   WAIT_ALLOWANCE_SECONDS
 } from '../../src/inputs.js'
+import { hasVersionMarker } from '../../src/version-identity.js'
+
+type Inputs = Partial<Record<InputName, string>>
 
 const CONTEXT: RunContext = {
   eventName: 'push',
@@ -17,8 +21,9 @@ const CONTEXT: RunContext = {
   workspace: '/work/repo',
   subject: 'Add Go to the docker template'
 }
+const MARKER = '(commit 0123456789ab, https://github.com/acme/templates/actions/runs/77)'
 
-const VALID: Partial<Record<InputName, string>> = {
+const VALID: Inputs = {
   'coder-url': 'https://coder.example.com/',
   'coder-token': 'coder-secret-token',
   template: 'docker',
@@ -27,52 +32,83 @@ const VALID: Partial<Record<InputName, string>> = {
   'gitops-token': 'ghs_secret'
 }
 
-function parse(overrides: Partial<Record<InputName, string>> = {}, context = CONTEXT) {
-  const inputs = { ...VALID, ...overrides }
-  return parseInputs(
-    (name) => inputs[name] ?? '',
-    context,
-    (path) => path.startsWith('/work/repo')
-  )
+/** A value that must never show in an error: it stands for a secret in a variables file. */
+const FILE_SECRET = 'file-secret-value'
+const FILES: Record<string, string> = {
+  '/work/repo/vars.yaml': `region: eu\nimage_tag: 1.10\nmask: 0x1F\nflag: True\nempty: ~\nsize: small\npassword: ${FILE_SECRET}\n`,
+  '/work/repo/broken.yaml': `a: [unclosed ${FILE_SECRET}`,
+  '/work/repo/list.yaml': `- ${FILE_SECRET}`,
+  '/work/repo/nested.yaml': `db:\n  password: ${FILE_SECRET}\n`,
+  '/work/repo/twice.yaml': `a: ${FILE_SECRET}\na: ${FILE_SECRET}\n`
 }
 
-function errorsOf(overrides: Partial<Record<InputName, string>>): string[] {
+function parse(overrides: Inputs = {}, context = CONTEXT, reads: string[] = []) {
+  const inputs = { ...VALID, ...overrides }
+  return parseInputs((name) => inputs[name] ?? '', context, {
+    isDirectory: (path) => path.startsWith('/work/repo'),
+    readText: (path) => {
+      reads.push(path)
+      return FILES[path] ?? null
+    }
+  })
+}
+
+function errorsOf(overrides: Inputs): string[] {
   const result = parse(overrides)
   return result.ok ? [] : result.errors.map((e) => e.message)
 }
 
+function settingsOf(overrides: Inputs = {}): Settings {
+  const result = parse(overrides)
+  if (!result.ok) throw new Error(result.errors.map((e) => e.message).join('\n'))
+  return result.settings
+}
+
+/** The errors of a parse that must fail on `input` alone. */
+function refusalsOf(input: InputName, overrides: Inputs): string[] {
+  const result = parse(overrides)
+  expect(result.ok).toBe(false)
+  if (result.ok) return []
+  expect(result.errors.map((e) => e.input)).toEqual([input])
+  return result.errors.map((e) => e.message)
+}
+
 describe('parseInputs', () => {
   it('gives typed settings with the documented defaults', () => {
-    const result = parse()
-    expect(result.ok).toBe(true)
-    if (!result.ok) return
-    const s = result.settings
-    expect(s.coderUrl).toBe('https://coder.example.com')
-    expect(s.version).toBe('v1.2.3')
-    expect(s.versionSource).toBe('tag')
-    expect(s.testName).toBe('docker-v1-2-3')
-    expect(s.directory).toBe('/work/repo')
-    expect(s.controlPlane).toBe('coder')
-    expect(s.testTimeoutSeconds).toBe(900)
-    expect(s.waitTimeoutSeconds).toBe(900 + WAIT_ALLOWANCE_SECONDS)
-    expect(s.syncTimeoutSeconds).toBe(600)
+    const s = settingsOf()
+    expect(s.coder.url).toBe('https://coder.example.com')
+    expect(s.coder.version).toBe('v1.2.3')
+    expect(s.coder.versionSource).toBe('tag')
+    expect(s.test.name).toBe('docker-v1-2-3')
+    expect(s.coder.directory).toBe('/work/repo')
+    expect(s.test.controlPlane).toBe('coder')
+    expect(s.test.timeoutSeconds).toBe(900)
+    expect(s.test.waitTimeoutSeconds).toBe(900 + WAIT_ALLOWANCE_SECONDS)
+    expect(s.test.syncTimeoutSeconds).toBe(600)
     expect(s.promote).toBe('promote')
     expect(s.gitops).toEqual({
       owner: 'acme',
       repo: 'gitops',
       branch: '',
       path: 'coder-template-tests',
-      token: 'ghs_secret'
+      token: 'ghs_secret',
+      mode: 'commit',
+      merge: 'auto',
+      mergeMethod: 'squash',
+      labels: [],
+      mergeTimeoutSeconds: 3600,
+      keepTests: 0
     })
-    expect(s.message).toBe(
-      'Add Go to the docker template (commit 0123456789ab, https://github.com/acme/templates/actions/runs/77)'
-    )
+    expect(s.coder.message).toBe(`Add Go to the docker template ${MARKER}`)
     expect(s.runUrl).toBe('https://github.com/acme/templates/actions/runs/77')
-    expect(s.commitSha).toBe(CONTEXT.sha)
+    expect(s.coder.commitSha).toBe(CONTEXT.sha)
+    expect(s.coder.variables).toEqual([])
+    expect([s.coder.createTemplate, s.allowRollback, s.commentOnPr]).toEqual([false, false, false])
+    expect(s.pullRequestNumber).toBeNull()
   })
 
   it('takes every optional input', () => {
-    const result = parse({
+    const s = settingsOf({
       organization: 'default',
       directory: 'templates/docker',
       version: 'V2.0_rc1',
@@ -87,26 +123,26 @@ describe('parseInputs', () => {
       'sync-timeout-seconds': '30',
       'test-name': 'my-test'
     })
-    expect(result.ok).toBe(true)
-    if (!result.ok) return
-    const s = result.settings
-    expect(s.directory).toBe('/work/repo/templates/docker')
-    expect(s.version).toBe('V2.0_rc1')
-    expect(s.variables).toEqual([
+    expect(s.coder.directory).toBe('/work/repo/templates/docker')
+    expect(s.coder.version).toBe('V2.0_rc1')
+    expect(s.coder.message).toBe(`hello ${MARKER}`)
+    expect(s.coder.variables).toEqual([
       { name: 'region', value: 'eu' },
       { name: 'size', value: 'large=xl' }
     ])
-    expect(s.testParameters).toEqual([
+    expect(s.test.parameters).toEqual([
       { name: 'cpu', value: '2' },
       { name: 'memory', value: '4' }
     ])
     expect(s.gitops.path).toBe('clusters/prod/tests')
     expect(s.promote).toBe('dry-run')
-    expect(s.waitTimeoutSeconds).toBe(60)
-    expect(s.testName).toBe('my-test')
+    expect(s.test.waitTimeoutSeconds).toBe(60)
+    expect(s.test.syncTimeoutSeconds).toBe(30)
+    expect(s.test.timeoutSeconds).toBe(1200)
+    expect(s.test.name).toBe('my-test')
   })
 
-  it.each<[Partial<Record<InputName, string>>, string]>([
+  it.each<[Inputs, string]>([
     [{ 'coder-url': '' }, 'Input "coder-url" is required'],
     [
       { 'coder-url': 'coder.example.com' },
@@ -207,10 +243,10 @@ describe('parseInputs', () => {
         pullRequest: { number: 7, headSha: 'abcdef0123456789' }
       }
     )
-    expect(result.ok && result.settings.version).toBe('pr-7-abcdef0')
+    expect(result.ok && result.settings.coder.version).toBe('pr-7-abcdef0')
     // The version is named after the PR head, and so is its owner mark, not the merge commit.
-    expect(result.ok && result.settings.commitSha).toBe('abcdef0123456789')
-    expect(result.ok && result.settings.message).toContain('commit abcdef012345,')
+    expect(result.ok && result.settings.coder.commitSha).toBe('abcdef0123456789')
+    expect(result.ok && result.settings.coder.message).toContain('commit abcdef012345,')
   })
 
   it('refuses a branch version without a sha', () => {
@@ -222,5 +258,181 @@ describe('parseInputs', () => {
     const result = parse({}, { ...CONTEXT, ref: 'refs/tags/日本' })
     expect(result.ok).toBe(false)
     expect(JSON.stringify(result)).toContain('no version name can be derived from the tag')
+  })
+})
+
+describe('parseInputs: the pull-request, pruning and switch inputs', () => {
+  const FIELD: Partial<Record<InputName, (s: Settings) => unknown>> = {
+    'gitops-mode': (s) => s.gitops.mode,
+    'pull-request-merge': (s) => s.gitops.merge,
+    'pull-request-merge-method': (s) => s.gitops.mergeMethod,
+    'keep-tests': (s) => s.gitops.keepTests,
+    'merge-timeout-seconds': (s) => s.gitops.mergeTimeoutSeconds,
+    'create-template': (s) => s.coder.createTemplate,
+    'allow-rollback': (s) => s.allowRollback,
+    'comment-on-pr': (s) => s.commentOnPr
+  }
+  const TOKEN = { 'github-token': 'ghs_comment' }
+
+  it.each<[InputName, string, unknown]>([
+    ['gitops-mode', 'commit', 'commit'],
+    ['gitops-mode', ' pull-request ', 'pull-request'],
+    ['pull-request-merge', '', 'auto'],
+    ['pull-request-merge', 'immediate', 'immediate'],
+    ['pull-request-merge', 'manual', 'manual'],
+    ['pull-request-merge-method', 'merge', 'merge'],
+    ['pull-request-merge-method', 'squash', 'squash'],
+    ['pull-request-merge-method', 'rebase', 'rebase'],
+    ['keep-tests', '0', 0],
+    ['keep-tests', '2', 2],
+    ['keep-tests', '1000', 1000],
+    ['merge-timeout-seconds', '1', 1],
+    ['merge-timeout-seconds', '432000', 432000],
+    ['create-template', 'true', true],
+    ['create-template', 'false', false],
+    ['allow-rollback', 'true', true],
+    ['allow-rollback', '', false],
+    ['comment-on-pr', 'true', true],
+    ['comment-on-pr', 'false', false]
+  ])('%s %j gives %j', (input, value, expected) => {
+    expect(FIELD[input]?.(settingsOf({ ...TOKEN, [input]: value }))).toEqual(expected)
+  })
+
+  it.each<[InputName, string, string]>([
+    ['gitops-mode', 'pr', 'must be "commit" or "pull-request"'],
+    ['gitops-mode', 'Commit', 'must be "commit" or "pull-request"'],
+    ['gitops-mode', 'pull_request', 'must be "commit" or "pull-request"'],
+    ['pull-request-merge', 'squash', 'must be "auto", "immediate" or "manual"'],
+    ['pull-request-merge', 'Auto', 'must be "auto", "immediate" or "manual"'],
+    ['pull-request-merge-method', 'fast-forward', 'must be "merge", "squash" or "rebase"'],
+    ['pull-request-merge-method', 'Rebase', 'must be "merge", "squash" or "rebase"'],
+    ['keep-tests', '-1', 'must be a whole number from 0 to 1000'],
+    ['keep-tests', '1.5', 'must be a whole number from 0 to 1000'],
+    ['keep-tests', '1001', 'must be a whole number from 0 to 1000'],
+    ['keep-tests', 'x', 'must be a whole number from 0 to 1000'],
+    ['merge-timeout-seconds', '0', 'must be a whole number from 1 to 432000'],
+    ['merge-timeout-seconds', '-60', 'must be a whole number from 1 to 432000'],
+    ['merge-timeout-seconds', '1.5', 'must be a whole number from 1 to 432000'],
+    ['merge-timeout-seconds', '432001', 'must be a whole number from 1 to 432000'],
+    ['merge-timeout-seconds', 'soon', 'must be a whole number from 1 to 432000'],
+    ...(['create-template', 'allow-rollback', 'comment-on-pr'] as const).flatMap((input) =>
+      ['yes', 'True', '1', 'no'].map((value): [InputName, string, string] => [
+        input,
+        value,
+        'must be "true" or "false"'
+      ])
+    )
+  ])('%s %j is refused: %s', (input, value, rule) => {
+    expect(refusalsOf(input, { ...TOKEN, [input]: value })).toEqual([
+      `Input "${input}" ${JSON.stringify(value)} is invalid: ${rule}.`
+    ])
+  })
+
+  it('comment-on-pr needs github-token, and comments on the pull request of the event', () => {
+    expect(refusalsOf('github-token', { 'comment-on-pr': 'true' })).toEqual([
+      'Input "github-token" is required when comment-on-pr is "true" and was empty.'
+    ])
+    const pr = { ...CONTEXT, eventName: 'pull_request', pullRequest: { number: 7, headSha: 'ab' } }
+    const result = parse({ ...TOKEN, 'comment-on-pr': 'true' }, pr)
+    expect(result.ok && result.settings.pullRequestNumber).toBe(7)
+    expect(result.ok && result.settings.githubToken).toBe('ghs_comment')
+  })
+
+  it.each<[string, string[]]>([
+    ['', []],
+    ['bug', ['bug']],
+    [' needs review , gate ', ['needs review', 'gate']],
+    ['a,\n, b,,\r\nc\n\n', ['a', 'b', 'c']],
+    ['gate,gate', ['gate']],
+    ['l'.repeat(50), ['l'.repeat(50)]],
+    ['é'.repeat(50), ['é'.repeat(50)]]
+  ])('pull-request-labels %j gives %j', (value, labels) => {
+    expect(settingsOf({ 'pull-request-labels': value }).gitops.labels).toEqual(labels)
+  })
+
+  it.each<[string, string]>([
+    ['l'.repeat(51), `the label "${'l'.repeat(20)}…" is longer than 50 characters`],
+    [`ok, ${'é'.repeat(51)}`, 'is longer than 50 characters'],
+    ['ok,a\tb', 'the label "a\\tb" holds a control character']
+  ])('pull-request-labels %j is refused: %s', (value, rule) => {
+    const [message = ''] = refusalsOf('pull-request-labels', { 'pull-request-labels': value })
+    expect(message).toMatch(/^Input "pull-request-labels" .*is invalid: /)
+    expect(message).toContain(rule)
+  })
+})
+
+describe('parseInputs: variables-file', () => {
+  const INPUT_SECRET = 'input-secret-value'
+
+  it('reads the file relative to the workspace through FileAccess, `variables` over it', () => {
+    const reads: string[] = []
+    const result = parse(
+      { 'variables-file': './vars.yaml', variables: `size=large\ntoken=${INPUT_SECRET}` },
+      CONTEXT,
+      reads
+    )
+    expect(reads).toEqual(['/work/repo/vars.yaml'])
+    expect(result.ok && result.settings.coder.variables).toEqual([
+      { name: 'region', value: 'eu' },
+      // As the CLI reads the file (a map of strings): scalars as written, null as ''.
+      { name: 'image_tag', value: '1.10' },
+      { name: 'mask', value: '0x1F' },
+      { name: 'flag', value: 'True' },
+      { name: 'empty', value: '' },
+      { name: 'size', value: 'large' },
+      { name: 'password', value: FILE_SECRET },
+      { name: 'token', value: INPUT_SECRET }
+    ])
+  })
+
+  it.each<[string, string]>([
+    ['missing.yaml', '/work/repo/missing.yaml cannot be read'],
+    ['broken.yaml', 'must be YAML (a map of variable names to values)'],
+    ['twice.yaml', 'must be YAML (a map of variable names to values)'],
+    ['list.yaml', 'must be a YAML map of variable names to values'],
+    ['nested.yaml', 'the value of "db" must be a string, a number or a boolean']
+  ])('%s is refused: %s, without a value', (file, rule) => {
+    const inputs = { 'variables-file': file, variables: `token=${INPUT_SECRET}` }
+    expect(refusalsOf('variables-file', inputs)).toEqual([
+      `Input "variables-file" "${file}" is invalid: ${rule}.`
+    ])
+    const text = JSON.stringify(parse(inputs))
+    expect(text).not.toContain(FILE_SECRET)
+    expect(text).not.toContain(INPUT_SECRET)
+  })
+})
+
+describe('parseInputs: coder-url credentials and the version message', () => {
+  const RULE =
+    'Input "coder-url" is invalid: must not contain credentials (user:password@); pass the session token as coder-token.'
+
+  it.each([
+    'https://admin:pa55word@coder.example.com',
+    'https://admin:pa55word@coder.example.com/path?x=1',
+    'http://admin:pa55word@',
+    'admin:pa55word@coder.example.com',
+    'https:\\\\admin:pa55word@coder.example.com',
+    'https://admin:pa55w@rd@coder.example.com'
+  ])('%s is refused without the password', (url) => {
+    expect(refusalsOf('coder-url', { 'coder-url': url })).toEqual([RULE])
+    expect(JSON.stringify(parse({ 'coder-url': url }))).not.toMatch(/pa55w/)
+  })
+
+  it('refuses a user without a password too', () => {
+    expect(refusalsOf('coder-url', { 'coder-url': 'https://ci@coder.example.com' })).toEqual([RULE])
+  })
+
+  it.each([
+    ['', `Add Go to the docker template ${MARKER}`],
+    ['  Release 2.0  ', `Release 2.0 ${MARKER}`],
+    ['first line\nsecond line', `first line\nsecond line ${MARKER}`],
+    [
+      'ends like a marker (commit aaaaaaaaaaaa, x)',
+      `ends like a marker (commit aaaaaaaaaaaa, x) ${MARKER}`
+    ]
+  ])('message %j ends with the commit marker', (message, expected) => {
+    const { coder } = settingsOf({ message })
+    expect(coder.message).toBe(expected)
+    expect(hasVersionMarker(coder.message, CONTEXT.sha)).toBe(true)
   })
 })

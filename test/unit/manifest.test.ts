@@ -4,6 +4,7 @@ import type { CoderTemplateTest } from '../../src/api.js'
 import { integrityProblems } from '../../src/integrity.js'
 import {
   buildTestManifest,
+  isPlainInYaml11,
   type ManifestParams,
   parseManifest,
   renderManifest,
@@ -207,5 +208,48 @@ describe('integrityProblems', () => {
     expect(integrityProblems(squatted, manifest.spec, pushed).join('\n')).toContain(
       'spec.parameters'
     )
+  })
+})
+
+describe('YAML 1.1 readers (go-yaml v2: Argo CD, kubectl)', () => {
+  it.each([
+    ['yes', false],
+    ['No', false],
+    ['on', false],
+    ['OFF', false],
+    ['y', false],
+    ['n', false],
+    ['1_000', false],
+    ['0b101', false],
+    ['012', false],
+    ['1.5', false],
+    ['~', false],
+    ['', false],
+    ['plain text', true],
+    ['v1.0.0', true],
+    ['acme.docker', true],
+    ['coder-tests', true]
+  ])('%j stays plain: %s', (value, plain) => {
+    expect(isPlainInYaml11(value)).toBe(plain)
+  })
+
+  it('quotes every such value, so that a 1.1 parse gives the strings back', () => {
+    const values = ['yes', 'off', 'y', '1_000', '0b101', '1.5', 'null', 'true', 'text']
+    const text = renderManifest(
+      buildTestManifest({
+        testName: 'docker-v1',
+        namespace: 'n',
+        controlPlane: 'on',
+        organization: 'acme',
+        template: 'docker',
+        version: 'v1',
+        parameters: values.map((value, i) => ({ name: `p${i}`, value })),
+        timeoutSeconds: 900
+      })
+    )
+    const read = YAML.parse(text, { version: '1.1' })
+    expect(read.metadata.namespace).toBe('n')
+    expect(read.spec.controlPlaneRef.name).toBe('on')
+    expect(read.spec.parameters.map((p: { value: unknown }) => p.value)).toEqual(values)
   })
 })

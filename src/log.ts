@@ -1,0 +1,35 @@
+// The StepLog of a real run, over @actions/core. Any line of text that another system wrote (a test's
+// status message, a server's answer, CLI output) may begin with `::` or `##[`, which the runner would
+// execute as a workflow command (it trims leading blanks first). Such text is written inside a
+// `::stop-commands::<token>` block with an unguessable token, so the runner shows it as plain text.
+import { randomUUID } from 'node:crypto'
+import * as core from '@actions/core'
+import type { StepLog } from './steps/step.js'
+
+const COMMAND_LIKE = /^\s*(?:::|##\[)/m
+
+/** Whether any line of the text could be read as a workflow command. */
+export function looksLikeCommand(text: string): boolean {
+  return COMMAND_LIKE.test(text)
+}
+
+/** The lines to write for one log entry: the text alone, or fenced so that no line is a command. */
+export function safeLogLines(text: string, token: () => string = randomUUID): string[] {
+  if (!looksLikeCommand(text)) return [text]
+  const resume = token()
+  return [`::stop-commands::${resume}`, text, `::${resume}::`]
+}
+
+export function writeSafely(text: string): void {
+  for (const line of safeLogLines(text)) core.info(line)
+}
+
+export const actionsLog: StepLog = {
+  info: writeSafely,
+  // Annotations escape newlines and `%` (core's escapeData), so their text cannot start a command.
+  warning: (text) => core.warning(text),
+  // core.debug escapes its data too.
+  debug: (text) => core.debug(text),
+  // A group title is the data of a `::group::` command: escaped by core as well.
+  group: (title, body) => core.group(title, body)
+}

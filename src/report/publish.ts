@@ -1,0 +1,69 @@
+// Writes the report everywhere it belongs: the step outputs, the job summary, the end of the log,
+// one annotation, the exit code, and (comment-on-pr) the pull-request comment. Each write is
+// independent: one that fails is a warning, never a lost summary.
+import * as core from '@actions/core'
+import { githubClient } from '../clients.js'
+import { upsertComment } from '../gitops/pr-comment.js'
+import { actionsLog, writeSafely } from '../log.js'
+import { messageOf } from '../steps/step.js'
+import type { Gate } from '../wiring.js'
+import { COMMENT_MARKER, renderComment } from './comment.js'
+import { epilogueLines } from './epilogue.js'
+import { writeOutputs } from './outputs.js'
+import { isSuccess, type RunReport } from './report.js'
+import { headline, writeSummary } from './summary.js'
+
+export async function publishReport(
+  report: RunReport,
+  gate: Gate | null,
+  env: Record<string, string | undefined>
+): Promise<void> {
+  writeOutputs(report)
+  await writeSummary(report, Date.now()).catch((error: unknown) =>
+    core.warning(`Could not write the job summary: ${messageOf(error)}`)
+  )
+  for (const line of epilogueLines(report)) writeSafely(line)
+  await commentOnPullRequest(report, gate, env)
+  annotate(report)
+}
+
+/** The outcome as one annotation, and the exit code. Annotation text is escaped by core. */
+function annotate(report: RunReport): void {
+  if (isSuccess(report.outcome)) {
+    core.notice(headline(report), { title: 'Coder template gate' })
+    return
+  }
+  if (report.outcome === 'invalid-input') {
+    for (const problem of report.problems) core.error(problem)
+    core.setFailed(report.error)
+    return
+  }
+  core.error(report.error || headline(report), { title: headline(report) })
+  core.setFailed(headline(report))
+}
+
+async function commentOnPullRequest(
+  report: RunReport,
+  gate: Gate | null,
+  env: Record<string, string | undefined>
+): Promise<void> {
+  const settings = gate?.settings
+  if (!settings?.commentOnPr || settings.pullRequestNumber === null) return
+  const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/')
+  try {
+    const url = await upsertComment({
+      octokit: githubClient(settings.githubToken, env.GITHUB_API_URL ?? '', actionsLog),
+      owner,
+      repo,
+      issueNumber: settings.pullRequestNumber,
+      marker: `${COMMENT_MARKER}:${settings.test.name}`,
+      body: renderComment(report),
+      signal: AbortSignal.timeout(15_000)
+    })
+    core.info(`Commented on pull request #${settings.pullRequestNumber}: ${url}`)
+  } catch (error) {
+    core.warning(
+      `Could not comment on pull request #${settings.pullRequestNumber}: ${messageOf(error)}`
+    )
+  }
+}

@@ -1,0 +1,221 @@
+// Step 4, commit: the CoderTemplateTest manifest in the GitOps repository, in one commit that also
+// removes the older manifests keep-tests lets go. Commit mode writes to gitops-branch; pull-request
+// mode to coder-template-gate/<test-name>, created from gitops-branch. Safe to run twice: identical
+// content and nothing to remove make no commit.
+import type { CoderTemplateTest } from '../api.js'
+import type { CoderClient } from '../coder/client.js'
+import {
+  BranchProtectedError,
+  commitChange,
+  type CommitOutcome,
+  ManifestConflictError
+} from '../gitops/change.js'
+import { listManifestFiles } from '../gitops/manifests.js'
+import { readFileAt } from '../gitops/read-file.js'
+import type { GitOpsOctokit } from '../gitops/octokit.js'
+import { isGateManifestFor, selectPrunable } from '../gitops/prune.js'
+import {
+  buildTestManifest,
+  manifestPathOf,
+  parseManifest,
+  pullRequestBranch,
+  renderManifest,
+  sameTest
+} from '../manifest.js'
+import type { Settings } from '../settings.js'
+import type { Preflight } from './preflight.js'
+import type { Pushed } from './push.js'
+import { failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
+
+export interface Committed {
+  manifest: CoderTemplateTest
+  manifestPath: string
+  /** The branch the commit went to. */
+  branch: string
+  /** '' when Git already held this exact change. */
+  commitSha: string
+  commitUrl: string
+  pruned: string[]
+  /** Pull-request mode: gitops-branch already holds this manifest, so no pull request is needed. */
+  onBase: boolean
+}
+
+export interface CommitInput {
+  settings: Settings
+  preflight: Pick<Preflight, 'organization' | 'branch' | 'startingActive'>
+  pushed: Pick<Pushed, 'template' | 'versionName'>
+  octokit: GitOpsOctokit
+  coder: CoderClient
+}
+
+export async function commitManifest(
+  input: CommitInput,
+  context: StepContext
+): Promise<StepResult<Committed>> {
+  const { settings, preflight } = input
+  const { gitops, test } = settings
+  const manifest = testManifestOf(input)
+  const manifestPath = manifestPathOf(gitops.path, test.name)
+  const toPullRequest = gitops.mode === 'pull-request'
+  try {
+    const deletions = gitops.keepTests > 0 ? await prunable(input, manifestPath, context) : []
+    if (
+      toPullRequest &&
+      deletions.length === 0 &&
+      (await isOnBase(input, manifestPath, manifest, context))
+    )
+      return succeeded(
+        {
+          manifest,
+          manifestPath,
+          branch: preflight.branch,
+          commitSha: '',
+          commitUrl: '',
+          pruned: [],
+          onBase: true
+        },
+        `${manifestPath} is already on ${gitops.owner}/${gitops.repo}@${preflight.branch}; no pull request needed`
+      )
+    const outcome = await commitChange({
+      octokit: input.octokit,
+      owner: gitops.owner,
+      repo: gitops.repo,
+      branch: toPullRequest ? pullRequestBranch(test.name) : preflight.branch,
+      baseBranch: toPullRequest ? preflight.branch : undefined,
+      manifest: {
+        path: manifestPath,
+        content: renderManifest(manifest),
+        isSame: (existing) => sameTest(parseManifest(existing), manifest)
+      },
+      deletions,
+      message: commitMessage(input, manifestPath),
+      signal: context.signal
+    })
+    return committed(input, manifest, manifestPath, outcome)
+  } catch (error) {
+    if (context.signal.aborted) throw error
+    return failed('commit', messageOf(error), { advice: commitAdvice(error) })
+  }
+}
+
+function testManifestOf(input: CommitInput): CoderTemplateTest {
+  const { test } = input.settings
+  return buildTestManifest({
+    testName: test.name,
+    namespace: test.namespace,
+    controlPlane: test.controlPlane,
+    organization: input.preflight.organization,
+    template: input.pushed.template,
+    version: input.pushed.versionName,
+    parameters: test.parameters,
+    timeoutSeconds: test.timeoutSeconds
+  })
+}
+
+/** Pull-request mode: gitops-branch already holds this same test, so no branch or pull request. */
+async function isOnBase(
+  input: CommitInput,
+  manifestPath: string,
+  manifest: CoderTemplateTest,
+  context: StepContext
+): Promise<boolean> {
+  const onBase = await readFileAt({
+    octokit: input.octokit,
+    owner: input.settings.gitops.owner,
+    repo: input.settings.gitops.repo,
+    ref: input.preflight.branch,
+    path: manifestPath,
+    signal: context.signal
+  })
+  return onBase !== null && sameTest(parseManifest(onBase), manifest)
+}
+
+function committed(
+  input: CommitInput,
+  manifest: CoderTemplateTest,
+  manifestPath: string,
+  outcome: CommitOutcome
+): StepResult<Committed> {
+  const { gitops } = input.settings
+  const where = `${gitops.owner}/${gitops.repo}@${outcome.branch}`
+  const pruned =
+    outcome.deleted.length > 0 ? `; removed ${outcome.deleted.length} older test manifests` : ''
+  return succeeded(
+    {
+      manifest,
+      manifestPath,
+      branch: outcome.branch,
+      commitSha: outcome.commitSha,
+      commitUrl: outcome.commitUrl,
+      pruned: outcome.deleted,
+      onBase: gitops.mode !== 'pull-request'
+    },
+    outcome.status === 'created'
+      ? `committed ${manifestPath} to ${where}${pruned}`
+      : `${manifestPath} was already on ${where}; no commit`
+  )
+}
+
+function commitAdvice(error: unknown): string[] {
+  if (error instanceof BranchProtectedError)
+    return [
+      'Set `gitops-mode: pull-request`: the gate then opens a pull request into the branch and waits for its merge.'
+    ]
+  if (error instanceof ManifestConflictError)
+    return ['Use a new version name, or remove the old manifest if it is really unused.']
+  return ['Check that gitops-token may write to the GitOps repository (contents: write).']
+}
+
+function commitMessage(input: CommitInput, manifestPath: string): string {
+  const { settings, preflight, pushed } = input
+  return [
+    `Test ${preflight.organization}.${pushed.template} version ${pushed.versionName}`,
+    '',
+    `CoderTemplateTest ${settings.test.namespace}/${settings.test.name} (${manifestPath}), written by coder-template-gate.`,
+    `Run: ${settings.runUrl}`
+  ].join('\n')
+}
+
+/** keep-tests: this template's gate-written manifests beyond the newest N, by version creation. */
+async function prunable(
+  input: CommitInput,
+  thisRunPath: string,
+  context: StepContext
+): Promise<string[]> {
+  const { settings, preflight, pushed } = input
+  const files = await listManifestFiles({
+    octokit: input.octokit,
+    owner: settings.gitops.owner,
+    repo: settings.gitops.repo,
+    ref: preflight.branch,
+    folder: settings.gitops.path,
+    signal: context.signal
+  })
+  const candidates = []
+  for (const file of files) {
+    let parsed: CoderTemplateTest | null = null
+    try {
+      parsed = parseManifest(file.content)
+    } catch {
+      // not YAML: not a manifest of ours, never touched
+    }
+    if (!parsed) continue
+    const ours = isGateManifestFor(parsed, {
+      organization: preflight.organization,
+      template: pushed.template,
+      namespace: settings.test.namespace
+    })
+    if (!ours) continue
+    const versionName = parsed.spec.version?.name ?? ''
+    const version = versionName
+      ? await input.coder.versionByName(preflight.organization, pushed.template, versionName)
+      : null
+    candidates.push({ path: file.path, versionName, createdAt: version?.created_at ?? null })
+  }
+  return selectPrunable({
+    candidates,
+    keep: settings.gitops.keepTests,
+    activeVersionName: preflight.startingActive?.name ?? null,
+    thisRunPath
+  })
+}

@@ -1,0 +1,134 @@
+// The record of a run: each step's result and timing, in order. run() calls one step per line
+// through it; the report, the summary and the outputs are built from these entries, never mutated
+// from inside a step. A failed step stops the run with StepStopped.
+import { raceAbort } from '../abort.js'
+import type { Committed } from './commit.js'
+import type { ValidInputs } from './inputs.js'
+import type { Merged, OpenedPullRequest } from './pull-request.js'
+import type { Preflight } from './preflight.js'
+import type { Promotion } from './promote.js'
+import type { Pushed } from './push.js'
+import {
+  cancelled,
+  failed,
+  type FailureKind,
+  messageOf,
+  type StepContext,
+  type StepResult
+} from './step.js'
+import type { Tested, WaitFacts } from './wait.js'
+
+export interface StepValues {
+  inputs: ValidInputs
+  preflight: Preflight
+  push: Pushed
+  commit: Committed
+  'pull-request': OpenedPullRequest
+  merge: Merged
+  wait: Tested
+  promote: Promotion
+}
+
+export interface StepFacts {
+  inputs: never
+  preflight: never
+  push: never
+  commit: never
+  'pull-request': never
+  merge: { pullRequest: OpenedPullRequest }
+  wait: WaitFacts
+  promote: { requestSent: boolean }
+}
+
+export type StepName = keyof StepValues
+
+export type JournalEntry = {
+  [K in StepName]: {
+    name: K
+    startedAt: number
+    endedAt: number
+    result: StepResult<StepValues[K], StepFacts[K]>
+  }
+}[StepName]
+
+/** What an unexpected error of a step counts as. */
+const UNEXPECTED_KIND: Record<StepName, FailureKind> = {
+  inputs: 'invalid-input',
+  preflight: 'preflight',
+  push: 'push',
+  commit: 'commit',
+  'pull-request': 'pull-request',
+  merge: 'pull-request',
+  wait: 'wait-failed',
+  promote: 'promote-failed'
+}
+
+export class StepStopped extends Error {
+  override name = 'StepStopped'
+  constructor(readonly step: StepName) {
+    super(`the step ${step} did not succeed`)
+  }
+}
+
+export class Journal {
+  readonly entries: JournalEntry[] = []
+
+  constructor(readonly context: StepContext) {}
+
+  /** Runs one step; returns its value, or throws StepStopped after recording its failure. */
+  async run<K extends StepName>(
+    name: K,
+    body: (context: StepContext) => Promise<StepResult<StepValues[K], StepFacts[K]>>,
+    options: { cancelGraceMs?: number; group?: string } = {}
+  ): Promise<StepValues[K]> {
+    const { signal, now, log } = this.context
+    const startedAt = now()
+    let result: StepResult<StepValues[K], StepFacts[K]>
+    try {
+      // No step starts after a cancel (action-ecosystem.md §5.4).
+      if (signal.aborted) throw new CancelledWhileWaiting()
+      const work = options.group
+        ? log.group(options.group, () => body(this.context))
+        : body(this.context)
+      // A cancel must not wait for work that cannot be interrupted (a rate-limit sleep, say).
+      result = await raceAbort(work, signal, {
+        graceMs: options.cancelGraceMs ?? 0,
+        error: () => new CancelledWhileWaiting()
+      })
+    } catch (error) {
+      result = signal.aborted
+        ? cancelled('The run was cancelled.')
+        : failed(UNEXPECTED_KIND[name], messageOf(error))
+    }
+    this.entries.push({ name, startedAt, endedAt: now(), result } as JournalEntry)
+    // One line per step in the log; the failure itself goes to the annotation and the summary.
+    log.info(result.ok ? `✓ ${name}: ${result.detail}` : `✗ ${name}: ${result.failure.status}`)
+    if (!result.ok) throw new StepStopped(name)
+    return result.value
+  }
+
+  entry<K extends StepName>(name: K): Extract<JournalEntry, { name: K }> | undefined {
+    return this.entries.find((e): e is Extract<JournalEntry, { name: K }> => e.name === name)
+  }
+
+  value<K extends StepName>(name: K): StepValues[K] | undefined {
+    const result = this.entry(name)?.result
+    return result?.ok ? (result.value as StepValues[K]) : undefined
+  }
+
+  /** The step that stopped the run, if one did. */
+  failedEntry(): JournalEntry | undefined {
+    return this.entries.find((e) => !e.result.ok)
+  }
+
+  /** An error outside any step: a bug. It still ends in the summary, as a failure. */
+  crashed: string | null = null
+
+  stopped(error: unknown): void {
+    if (!(error instanceof StepStopped)) this.crashed = messageOf(error)
+  }
+}
+
+class CancelledWhileWaiting extends Error {
+  override name = 'AbortError'
+}

@@ -1,0 +1,182 @@
+// Step 2, preflight: read-only checks of Coder, the GitOps repository and Kubernetes before any side
+// effect (interface.md, "Order of effects" 2). The three systems are checked at once, and every
+// failed check is listed with what to grant or change.
+import type { KubeConfig } from '@kubernetes/client-node'
+import type { CoderClient } from '../coder/client.js'
+import { gitOpsProblems, inspectGitOpsRepository } from '../gitops/access.js'
+import type { GitOpsOctokit } from '../gitops/octokit.js'
+import { checkAccess } from '../kube/access.js'
+import { assertCoderK8sServed } from '../kube/discovery.js'
+import type { Settings } from '../settings.js'
+import { failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
+
+export interface VersionRef {
+  id: string
+  name: string
+  /** Coder's created_at (RFC 3339); '' when Coder did not say. */
+  createdAt: string
+}
+
+export interface Preflight {
+  /** The organization as Coder names it (never the alias `default`). */
+  organization: string
+  /** The template as Coder spells it, or the input when it does not exist yet. */
+  template: string
+  templateExists: boolean
+  /** The active version when the run started: previous-active-version-id. null: no template yet. */
+  startingActive: VersionRef | null
+  /** gitops-branch, or the repository's default branch. */
+  branch: string
+}
+
+export interface PreflightInput {
+  settings: Settings
+  coder: CoderClient
+  octokit: GitOpsOctokit
+  kc: KubeConfig
+}
+
+type Check<T> = { value: T; problems: string[] }
+
+export async function runPreflight(
+  input: PreflightInput,
+  context: StepContext
+): Promise<StepResult<Preflight>> {
+  const gitopsChecked = checkGitOps(input, context)
+  const coder = await checkCoder(input, context)
+  // RBAC names the template as <organization>.<template>, with Coder's canonical organization.
+  const kube = await checkKubernetes(input, context, coder.value.organization || 'default')
+  const gitops = await gitopsChecked
+  const problems = [...coder.problems, ...gitops.problems, ...kube.problems]
+  if (problems.length > 0) {
+    const count = `${problems.length} check${problems.length === 1 ? '' : 's'} failed`
+    return failed(
+      'preflight',
+      `The preflight found what this run cannot do: ${count}. Nothing was pushed, committed or promoted.`,
+      {
+        problems,
+        advice: ['Grant or change what each line names, then run the job again.']
+      }
+    )
+  }
+  const value: Preflight = { ...coder.value, branch: gitops.value }
+  const active = value.startingActive
+  return succeeded(
+    value,
+    active
+      ? `${value.organization}.${value.template}: active version ${active.name} (${active.id}); ${input.settings.gitops.owner}/${input.settings.gitops.repo}@${value.branch}; cluster access`
+      : `${value.organization}.${value.template} will be created; ${input.settings.gitops.owner}/${input.settings.gitops.repo}@${value.branch}; cluster access`
+  )
+}
+
+type CoderFacts = Omit<Preflight, 'branch'>
+
+async function checkCoder(input: PreflightInput, context: StepContext): Promise<Check<CoderFacts>> {
+  const { coder: settings } = input.settings
+  const none: CoderFacts = {
+    organization: settings.organization,
+    template: settings.template,
+    templateExists: false,
+    startingActive: null
+  }
+  const at = `Coder at ${settings.url}`
+  try {
+    await input.coder.me()
+  } catch (error) {
+    return {
+      value: none,
+      problems: [
+        `${at}: coder-token does not work (${messageOf(error)}). Create a new token with \`coder tokens create\` for a user who may push to the template.`
+      ]
+    }
+  }
+  try {
+    const organization = (await input.coder.organization(settings.organization)).name
+    const template = await input.coder.template(organization, settings.template)
+    if (!template) {
+      if (settings.createTemplate) {
+        context.log.warning(
+          `Template "${settings.template}" does not exist in ${organization}: create-template is true, so the push creates it, and Coder makes its first version active before any test (coder-cli.md §1.5). That version goes live untested.`
+        )
+        return { value: { ...none, organization }, problems: [] }
+      }
+      return {
+        value: { ...none, organization },
+        problems: [
+          `${at}: template "${settings.template}" does not exist in organization "${organization}". A first push would create it with its first version active before any test: create the template first, or set create-template: true to accept that.`
+        ]
+      }
+    }
+    const active = await input.coder.versionById(template.active_version_id)
+    return {
+      value: {
+        organization,
+        template: template.name,
+        templateExists: true,
+        startingActive: {
+          id: template.active_version_id,
+          name: active?.name ?? '',
+          createdAt: active?.created_at ?? ''
+        }
+      },
+      problems: []
+    }
+  } catch (error) {
+    return { value: none, problems: [`${at}: ${messageOf(error)}`] }
+  }
+}
+
+async function checkGitOps(input: PreflightInput, context: StepContext): Promise<Check<string>> {
+  const { gitops } = input.settings
+  try {
+    const facts = await inspectGitOpsRepository({
+      octokit: input.octokit,
+      owner: gitops.owner,
+      repo: gitops.repo,
+      branch: gitops.branch,
+      signal: context.signal
+    })
+    const problems = gitOpsProblems(facts, gitops).map(
+      ({ problem, fix }) => `GitOps: ${problem} ${fix}`
+    )
+    if (!facts.rulesKnown && facts.branchExists && gitops.mode === 'commit')
+      context.log.info(
+        `GitOps: cannot tell whether ${facts.branch} requires a pull request; going on.`
+      )
+    return { value: facts.branch, problems }
+  } catch (error) {
+    return {
+      value: gitops.branch,
+      problems: [`GitOps: reading ${gitops.owner}/${gitops.repo} failed: ${messageOf(error)}`]
+    }
+  }
+}
+
+async function checkKubernetes(
+  input: PreflightInput,
+  context: StepContext,
+  organization: string
+): Promise<Check<null>> {
+  const { settings, kc } = input
+  const promote = settings.promote !== 'skip'
+  try {
+    await assertCoderK8sServed(kc, { signal: context.signal, needAggregation: promote })
+  } catch (error) {
+    return { value: null, problems: [`Kubernetes: ${messageOf(error)}.`] }
+  }
+  try {
+    const access = await checkAccess({
+      kc,
+      namespace: settings.test.namespace,
+      template: `${organization}.${settings.coder.template}`,
+      promote,
+      signal: context.signal
+    })
+    for (const line of access.unknown)
+      context.log.warning(`Kubernetes: cannot tell whether ${line}; going on.`)
+    return { value: null, problems: access.denied.map((line) => `Kubernetes: ${line}`) }
+  } catch (error) {
+    context.log.warning(`Kubernetes: the access review failed (${messageOf(error)}); going on.`)
+    return { value: null, problems: [] }
+  }
+}

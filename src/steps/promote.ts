@@ -1,0 +1,151 @@
+// Step 6, promote: exactly the version that was tested, through the codertemplates/promote
+// subresource, behind the promotion guard (interface.md): the active version is read again right
+// before the request. Safe to run twice: our version active already is AlreadyActive, no request.
+import type { KubeConfig } from '@kubernetes/client-node'
+import type { PromotionResult } from '../api.js'
+import type { CoderClient } from '../coder/client.js'
+import { postPromotion, readActiveVersionID } from '../kube/promote.js'
+import { runPromotion } from '../promote-step.js'
+import { type GuardDecision, guardPromotion, type VersionFacts } from '../promotion-guard.js'
+import type { PromoteMode } from '../settings.js'
+import { readActiveVersion } from './observe.js'
+import { failed, messageOf, skipped, type StepContext, type StepResult, succeeded } from './step.js'
+
+export interface Promotion {
+  result: PromotionResult | 'Skipped'
+  confirmedBy: 'answer' | 're-read' | ''
+}
+
+export interface PromoteFacts {
+  /** A promote request was sent: a cancel or a failure after it leaves the outcome unknown. */
+  requestSent: boolean
+  /** The guard refused: the version active at that moment. */
+  refused?: VersionFacts
+}
+
+export interface PromoteInput {
+  mode: PromoteMode
+  allowRollback: boolean
+  namespace: string
+  organization: string
+  template: string
+  /** The version that passed, with status.templateVersionID of the test as its ID. */
+  tested: VersionFacts
+  starting: VersionFacts | null
+  coder: CoderClient
+  kc: KubeConfig
+}
+
+export async function promoteTested(
+  input: PromoteInput,
+  context: StepContext
+): Promise<StepResult<Promotion, PromoteFacts>> {
+  if (input.mode === 'skip')
+    return skipped({ result: 'Skipped', confirmedBy: '' }, 'promote: false')
+  const facts: PromoteFacts = { requestSent: false }
+  const active = await readActiveVersion(input.coder, input.organization, input.template).catch(
+    (error: unknown) => messageOf(error)
+  )
+  if (active === null || typeof active === 'string') return activeUnreadable(input, active, facts)
+  const decision = guardPromotion({
+    ours: input.tested,
+    starting: input.starting,
+    active,
+    allowRollback: input.allowRollback
+  })
+  if (decision.kind === 'already-active') {
+    return succeeded(
+      { result: 'AlreadyActive', confirmedBy: 're-read' },
+      `${input.tested.name} is already active; no request`
+    )
+  }
+  if (decision.kind === 'refused') return guardRefused(decision, facts)
+  if (context.signal.aborted) throw new Error('cancelled')
+  return sendPromotion(input, active, facts, context)
+}
+
+/** The guard cannot decide without the active version: nothing is sent. */
+function activeUnreadable(
+  input: PromoteInput,
+  readError: string | null,
+  facts: PromoteFacts
+): StepResult<never, PromoteFacts> {
+  return failed(
+    'promote-failed',
+    `The active version of ${input.organization}.${input.template} could not be read right before the promotion${typeof readError === 'string' ? `: ${readError}` : ''}. Nothing was promoted.`,
+    {
+      facts,
+      advice: ['Run the job again: the test stays, and a re-run promotes without a new test.']
+    }
+  )
+}
+
+function guardRefused(
+  decision: Extract<GuardDecision, { kind: 'refused' }>,
+  facts: PromoteFacts
+): StepResult<never, PromoteFacts> {
+  return failed('refused', decision.message, {
+    status: 'refused',
+    facts: { ...facts, refused: decision.active },
+    advice: [
+      decision.why === 'rollback'
+        ? 'Set allow-rollback: true to activate an older version on purpose.'
+        : 'Decide which version should be active; run the gate again to promote this one after that.'
+    ]
+  })
+}
+
+/** The promote request through runPromotion; facts.requestSent records whether it went out. */
+async function sendPromotion(
+  input: PromoteInput,
+  active: VersionFacts,
+  facts: PromoteFacts,
+  context: StepContext
+): Promise<StepResult<Promotion, PromoteFacts>> {
+  const mode = input.mode === 'dry-run' ? 'dry-run' : 'promote'
+  const target = `${input.organization}.${input.template}`
+  try {
+    const promoted = await runPromotion({
+      namespace: input.namespace,
+      template: target,
+      versionID: input.tested.id,
+      previousActiveVersionID: active.id,
+      mode,
+      signal: context.signal,
+      post: () =>
+        postPromotion({
+          kc: input.kc,
+          namespace: input.namespace,
+          template: target,
+          versionID: input.tested.id,
+          dryRun: mode === 'dry-run',
+          signal: context.signal
+        }),
+      readActiveVersionID: () =>
+        readActiveVersionID({
+          kc: input.kc,
+          namespace: input.namespace,
+          template: target,
+          signal: context.signal
+        }),
+      log: context.log.info,
+      onRequest: () => (facts.requestSent = true)
+    })
+    const how =
+      promoted.confirmedBy === 're-read' ? ' (confirmed by a re-read of the active version)' : ''
+    return succeeded(
+      { result: promoted.result, confirmedBy: promoted.confirmedBy },
+      `${promoted.result}${how}`
+    )
+  } catch (error) {
+    if (context.signal.aborted) throw error
+    return failed('promote-failed', messageOf(error), {
+      facts,
+      advice: facts.requestSent
+        ? ['Check the active version of the template in Coder before running again.']
+        : [
+            'Check the coder-k8s aggregated API server, then run the job again: the test stays and is reused.'
+          ]
+    })
+  }
+}

@@ -1,0 +1,91 @@
+// Step 3, push: the template version exists in Coder, inactive, under our name. Safe to run twice: a
+// re-run finds its own version by the commit marker of its message and continues with it.
+import type { CoderClient } from '../coder/client.js'
+import { resolveCoderCli } from '../coder/cli.js'
+import { pushTemplateVersion } from '../coder/push.js'
+import type { CoderSettings } from '../settings.js'
+import { hasVersionMarker } from '../version-identity.js'
+import type { Preflight } from './preflight.js'
+import { failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
+
+/** `coder templates push` has no timeout of its own (coder-cli.md §5): ours. */
+export const PUSH_TIMEOUT_MS = 20 * 60 * 1000
+/** On a cancel, the CLI gets this long to cancel its import job (it traps SIGINT, coder-cli.md §1.3). */
+export const PUSH_CANCEL_GRACE_MS = 3000
+
+export interface Pushed {
+  versionId: string
+  /** The name Coder holds: old CLIs ignored --name when they created a template (coder-cli.md §1.5). */
+  versionName: string
+  createdAt: string
+  /** The template as Coder spells it (its lookup by name ignores case). */
+  template: string
+  /** The push created the template: its first version went live untested. */
+  createdTemplate: boolean
+  reused: boolean
+}
+
+export interface PushInput {
+  coder: CoderSettings
+  preflight: Pick<Preflight, 'organization' | 'template'>
+  client: CoderClient
+  tempDir?: string
+}
+
+export async function pushVersion(
+  input: PushInput,
+  context: StepContext
+): Promise<StepResult<Pushed>> {
+  const { coder: settings, preflight } = input
+  try {
+    const cli = await resolveCoderCli({
+      configuredPath: settings.cli,
+      coderUrl: settings.url,
+      client: input.client,
+      signal: context.signal
+    })
+    const outcome = await pushTemplateVersion({
+      client: input.client,
+      cli: cli.path,
+      coderUrl: settings.url,
+      token: settings.token,
+      organization: preflight.organization,
+      passOrganization: settings.organization !== '',
+      template: preflight.template,
+      directory: settings.directory,
+      version: settings.version,
+      message: settings.message,
+      variables: settings.variables,
+      tempDir: input.tempDir,
+      // Ours only when it carries our commit marker: a moved tag or a manual push must not be tested
+      // in our place (the marker is anchored at the end, src/version-identity.ts).
+      isOwnVersion: (existing) =>
+        existing.message === settings.message ||
+        (settings.commitSha !== '' && hasVersionMarker(existing.message, settings.commitSha)),
+      timeoutMs: PUSH_TIMEOUT_MS,
+      signal: context.signal,
+      log: { info: context.log.info, warning: context.log.warning }
+    })
+    const pushed: Pushed = {
+      versionId: outcome.versionId,
+      versionName: outcome.versionName,
+      createdAt: outcome.createdAt,
+      template: outcome.templateName,
+      createdTemplate: !outcome.templateExisted,
+      reused: outcome.reusedExistingVersion
+    }
+    const detail = outcome.reusedExistingVersion
+      ? `version ${pushed.versionName} already existed (this commit pushed it); continued with it`
+      : pushed.createdTemplate
+        ? `created template ${pushed.template} with version ${pushed.versionName}: it is active, untested`
+        : `pushed version ${pushed.versionName} (inactive)`
+    return succeeded(pushed, detail)
+  } catch (error) {
+    if (context.signal.aborted) throw error
+    return failed('push', messageOf(error), {
+      advice: [
+        'Read the CLI output in the log group of the push. A version name that is taken needs a new `version`.'
+      ]
+    })
+  }
+}

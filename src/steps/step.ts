@@ -1,0 +1,91 @@
+// The shape every step of the gate shares (Kargo's promotion steps are the model): a typed input,
+// a typed result that is either a value or a failure with the message a user reads and the advice
+// that goes with it, and a small context: the run's cancel signal, a logger and a clock. A step knows
+// nothing of the report or of @actions/core; it is safe to run twice with the same input.
+
+export type FailureStatus = 'failed' | 'timed out' | 'cancelled' | 'refused'
+export type StepStatus = 'succeeded' | 'skipped' | FailureStatus
+
+/** Every way a run can fail; the summary and docs/troubleshooting.md are organised by it. */
+export const FAILURE_KINDS = [
+  'invalid-input',
+  'preflight',
+  'push',
+  'commit',
+  'pull-request',
+  'sync-timeout',
+  'test-failed',
+  'wait-timeout',
+  'wait-failed',
+  'integrity',
+  'refused',
+  'promote-failed',
+  'cancelled'
+] as const
+
+export type FailureKind = (typeof FAILURE_KINDS)[number]
+
+export interface Failure {
+  status: FailureStatus
+  kind: FailureKind
+  /** What happened, complete for the user. */
+  message: string
+  /** What to do next, one sentence each. */
+  advice: string[]
+  /** The items behind the message: each invalid input, each failed check, each difference. */
+  problems: string[]
+}
+
+export type StepResult<Value, Facts = never> =
+  | { ok: true; status: 'succeeded' | 'skipped'; value: Value; detail: string }
+  | { ok: false; failure: Failure; facts?: Facts }
+
+export interface StepLog {
+  /** A line for the log. Text from other systems is safe here: it is never run as a command. */
+  info(text: string): void
+  /** A warning annotation. */
+  warning(text: string): void
+  debug(text: string): void
+  group<T>(title: string, body: () => Promise<T>): Promise<T>
+}
+
+export interface StepContext {
+  signal: AbortSignal
+  log: StepLog
+  now(): number
+}
+
+export function succeeded<Value>(value: Value, detail: string): StepResult<Value, never> {
+  return { ok: true, status: 'succeeded', value, detail }
+}
+
+export function skipped<Value>(value: Value, detail: string): StepResult<Value, never> {
+  return { ok: true, status: 'skipped', value, detail }
+}
+
+export function failed<Facts = never>(
+  kind: FailureKind,
+  message: string,
+  options: { advice?: string[]; problems?: string[]; status?: FailureStatus; facts?: Facts } = {}
+): StepResult<never, Facts> {
+  return {
+    ok: false,
+    failure: {
+      status: options.status ?? 'failed',
+      kind,
+      message,
+      advice: options.advice ?? [],
+      problems: options.problems ?? []
+    },
+    ...(options.facts === undefined ? {} : { facts: options.facts })
+  }
+}
+
+/** A step's work ended because the run was cancelled. */
+export function cancelled<Facts = never>(message: string, facts?: Facts): StepResult<never, Facts> {
+  return failed('cancelled', message, { status: 'cancelled', facts })
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

@@ -1,0 +1,80 @@
+// The wiring of one run: the valid inputs and the clients, and from them the typed input of each
+// step, so that run() reads as the mission and each step gets the part of Settings it needs only.
+import type { KubeConfig } from '@kubernetes/client-node'
+import { type Clients, createClients, forgetSecretInputs } from './clients.js'
+import { SECRET_INPUTS, type Settings } from './settings.js'
+import type { CommitInput, Committed } from './steps/commit.js'
+import type { ValidInputs } from './steps/inputs.js'
+import type { Preflight, PreflightInput } from './steps/preflight.js'
+import type { PromoteInput } from './steps/promote.js'
+import type { PullRequestInput } from './steps/pull-request.js'
+import type { PushInput, Pushed } from './steps/push.js'
+import type { StepLog } from './steps/step.js'
+import type { Tested, WaitInput } from './steps/wait.js'
+
+export class Gate {
+  readonly settings: Settings
+  readonly kc: KubeConfig
+  readonly clients: Clients
+
+  constructor(
+    inputs: ValidInputs,
+    signal: AbortSignal,
+    log: StepLog,
+    private readonly env: Record<string, string | undefined>
+  ) {
+    // Child processes (kube exec credential plugins) need none of the secret inputs.
+    forgetSecretInputs(SECRET_INPUTS)
+    this.settings = inputs.settings
+    this.kc = inputs.kc
+    this.clients = createClients(inputs, signal, log)
+  }
+
+  preflight(): PreflightInput {
+    const { coder, octokit } = this.clients
+    return { settings: this.settings, coder, octokit, kc: this.kc }
+  }
+
+  push(preflight: Preflight): PushInput {
+    return {
+      coder: this.settings.coder,
+      preflight,
+      client: this.clients.coder,
+      tempDir: this.env.RUNNER_TEMP
+    }
+  }
+
+  commit(preflight: Preflight, pushed: Pushed): CommitInput {
+    const { coder, octokit } = this.clients
+    return { settings: this.settings, preflight, pushed, octokit, coder }
+  }
+
+  pullRequest(preflight: Preflight, pushed: Pushed, committed: Committed): PullRequestInput {
+    const { gitops, test, runUrl } = this.settings
+    return { gitops, test, preflight, pushed, committed, runUrl, octokit: this.clients.octokit }
+  }
+
+  wait(pushed: Pushed, committed: Committed, syncFrom: number, runStartedAt: number): WaitInput {
+    return { test: this.settings.test, committed, pushed, kc: this.kc, syncFrom, runStartedAt }
+  }
+
+  promote(preflight: Preflight, pushed: Pushed, tested: Tested): PromoteInput {
+    const { settings } = this
+    return {
+      mode: settings.promote,
+      allowRollback: settings.allowRollback,
+      namespace: settings.test.namespace,
+      organization: preflight.organization,
+      template: pushed.template,
+      // Exactly the version that passed: status.templateVersionID of the object judged.
+      tested: { id: tested.versionId, name: pushed.versionName, createdAt: pushed.createdAt },
+      starting: preflight.startingActive,
+      coder: this.clients.coder,
+      kc: this.kc
+    }
+  }
+
+  get testName(): string {
+    return `${this.settings.test.namespace}/${this.settings.test.name}`
+  }
+}

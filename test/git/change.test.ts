@@ -1,0 +1,300 @@
+// commitChange and listManifestFiles against the GitHub sandbox over real HTTP, with the Octokit
+// under createGitOpsOctokit minus its throttling (write spacing only slows these tests down).
+import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
+import { getOctokit } from '@actions/github'
+import {
+  BranchProtectedError,
+  type CommitChangeInput,
+  commitChange,
+  ManifestConflictError
+} from '../../src/gitops/change.js'
+import { listManifestFiles } from '../../src/gitops/manifests.js'
+import { createGitOpsOctokit, type GitOpsOctokit } from '../../src/gitops/octokit.js'
+import { buildTestManifest, parseManifest, renderManifest, sameTest } from '../../src/manifest.js'
+import { DOCS, HttpFailure } from '../sandbox/github/errors.js'
+import { startGitHubSandbox, type GitHubSandbox } from '../sandbox/github/index.js'
+
+const OWNER = 'acme'
+const DIR = 'coder-template-tests'
+const PATH = `${DIR}/docker-v2.yaml`
+
+let sandbox: GitHubSandbox
+let octokit: GitOpsOctokit
+let repoCounter = 0
+
+beforeAll(async () => {
+  sandbox = await startGitHubSandbox()
+  octokit = getOctokit(sandbox.token, { baseUrl: sandbox.url })
+})
+
+afterAll(() => sandbox.close())
+
+function newRepo(files: Record<string, string> = { 'README.md': '# r\n' }, defaultBranch = 'main') {
+  repoCounter += 1
+  const repo = `change-${repoCounter}`
+  sandbox.createRepo(OWNER, repo, { defaultBranch, files })
+  return repo
+}
+
+const manifestOf = (version: string, timeoutSeconds = 600) =>
+  buildTestManifest({
+    organization: 'acme',
+    template: 'docker',
+    version,
+    testName: 'docker-v2',
+    namespace: 'coder-tests',
+    controlPlane: 'coder',
+    parameters: [],
+    timeoutSeconds
+  })
+const CONTENT = renderManifest(manifestOf('v2'))
+
+function change(repo: string, more: Partial<CommitChangeInput> = {}) {
+  const wanted = manifestOf('v2')
+  return commitChange({
+    octokit,
+    owner: OWNER,
+    repo,
+    branch: 'main',
+    manifest: {
+      path: PATH,
+      content: CONTENT,
+      isSame: (existing) => sameTest(parseManifest(existing), wanted)
+    },
+    deletions: [],
+    message: 'Test acme.docker version v2',
+    ...more
+  })
+}
+
+function requestsOf(repo: string, method?: string) {
+  return sandbox.requests.filter(
+    (r) => r.path.startsWith(`/repos/${OWNER}/${repo}/`) && (!method || r.method === method)
+  )
+}
+const refUpdates = (repo: string) =>
+  requestsOf(repo, 'PATCH').filter((r) => r.path.includes('/git/refs/'))
+
+/** Runs `body` with `onRefUpdate` called before each ref PATCH of `repo` reaches its route. */
+async function duringRefUpdates(repo: string, onRefUpdate: () => void, body: () => Promise<void>) {
+  const stop = sandbox.beforeRequest((method, path) => {
+    if (method === 'PATCH' && path.startsWith(`/repos/${OWNER}/${repo}/git/refs/`)) onRefUpdate()
+  })
+  await body().finally(() => stop())
+}
+
+describe('commitChange', () => {
+  it('the first commit creates the file in one commit; the same content again changes nothing', async () => {
+    const repo = newRepo()
+    const before = sandbox.commits(OWNER, repo, 'main')
+    const first = await change(repo)
+    const after = sandbox.commits(OWNER, repo, 'main')
+    expect(after).toHaveLength(before.length + 1)
+    expect(first).toEqual({
+      status: 'created',
+      commitSha: sandbox.branchHead(OWNER, repo, 'main'),
+      commitUrl: expect.stringContaining(`/${OWNER}/${repo}/commit/${first.commitSha}`),
+      branch: 'main',
+      deleted: []
+    })
+    expect(after.at(-1)).toMatchObject({ message: 'Test acme.docker version v2' })
+    expect(after.at(-1)!.changes).toEqual(new Map([[PATH, CONTENT]]))
+    expect(sandbox.readFile(OWNER, repo, 'main', 'README.md')).toBe('# r\n')
+
+    const writes = () => requestsOf(repo).filter((r) => r.method !== 'GET').length
+    const writesBefore = writes()
+    expect(await change(repo)).toEqual({
+      status: 'unchanged',
+      commitSha: '',
+      commitUrl: '',
+      branch: 'main',
+      deleted: []
+    })
+    expect(sandbox.commits(OWNER, repo, 'main')).toHaveLength(after.length)
+    expect(writes()).toBe(writesBefore)
+  })
+
+  it("branch '' commits to the default branch", async () => {
+    const repo = newRepo(undefined, 'trunk')
+    expect(await change(repo, { branch: '' })).toMatchObject({ status: 'created', branch: 'trunk' })
+    expect(sandbox.readFile(OWNER, repo, 'trunk', PATH)).toBe(CONTENT)
+  })
+
+  it('deletions land in the same single commit as the manifest; absent ones are ignored', async () => {
+    const repo = newRepo({
+      'README.md': '# r\n',
+      [`${DIR}/docker-v0.yaml`]: 'old: 0\n',
+      [`${DIR}/docker-v1.yaml`]: 'old: 1\n',
+      [`${DIR}/other.yaml`]: 'keep: me\n'
+    })
+    const before = sandbox.commits(OWNER, repo, 'main').length
+    const gone = [`${DIR}/docker-v0.yaml`, `${DIR}/never-there.yaml`, `${DIR}/docker-v1.yaml`]
+    const outcome = await change(repo, { deletions: gone })
+    const deleted = [`${DIR}/docker-v0.yaml`, `${DIR}/docker-v1.yaml`]
+    expect(outcome).toMatchObject({ status: 'created', deleted })
+    const commits = sandbox.commits(OWNER, repo, 'main')
+    expect(commits).toHaveLength(before + 1)
+    const changes = new Map<string, string | null>([
+      [PATH, CONTENT],
+      ...deleted.map((d): [string, null] => [d, null])
+    ])
+    expect(commits.at(-1)!.changes).toEqual(changes)
+    expect(sandbox.readFile(OWNER, repo, 'main', `${DIR}/other.yaml`)).toBe('keep: me\n')
+  })
+
+  it('deletions alone, with the manifest already there, make one commit of deletions', async () => {
+    const repo = newRepo({ [PATH]: CONTENT, [`${DIR}/docker-v1.yaml`]: 'old: 1\n' })
+    const outcome = await change(repo, { deletions: [`${DIR}/docker-v1.yaml`] })
+    expect(outcome).toMatchObject({ status: 'created', deleted: [`${DIR}/docker-v1.yaml`] })
+    expect(sandbox.commits(OWNER, repo, 'main').at(-1)!.changes).toEqual(
+      new Map([[`${DIR}/docker-v1.yaml`, null]])
+    )
+  })
+
+  it('a manifest at our path with another spec is a ManifestConflictError; nothing written', async () => {
+    const repo = newRepo({ [PATH]: renderManifest(manifestOf('v2', 60)) })
+    const head = sandbox.branchHead(OWNER, repo, 'main')
+    const error = await change(repo, { deletions: ['README.md'] }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ManifestConflictError)
+    expect((error as Error).message).toContain(`${PATH} already exists on branch main`)
+    expect(sandbox.branchHead(OWNER, repo, 'main')).toBe(head)
+    expect(requestsOf(repo).filter((r) => r.method !== 'GET')).toEqual([])
+  })
+
+  it('a missing branch with baseBranch is created from the base tip', async () => {
+    const repo = newRepo()
+    const base = sandbox.branchHead(OWNER, repo, 'main')!
+    const branch = 'coder-template-gate/docker-v2'
+    const outcome = await change(repo, { branch, baseBranch: 'main' })
+    expect(outcome).toMatchObject({ status: 'created', branch })
+    const commits = sandbox.commits(OWNER, repo, branch)
+    expect(commits.at(-1)).toMatchObject({ sha: outcome.commitSha, parents: [base] })
+    expect(sandbox.branchHead(OWNER, repo, 'main')).toBe(base)
+    expect(sandbox.readFile(OWNER, repo, 'main', PATH)).toBeNull()
+  })
+
+  it('the manifest already on the base: the branch is created at the base tip, no commit', async () => {
+    const repo = newRepo({ [PATH]: CONTENT })
+    const base = sandbox.branchHead(OWNER, repo, 'main')
+    const outcome = await change(repo, { branch: 'gate', baseBranch: 'main' })
+    expect(outcome).toMatchObject({ status: 'unchanged', branch: 'gate' })
+    expect(sandbox.branchHead(OWNER, repo, 'gate')).toBe(base)
+  })
+
+  it('a missing branch without a base, and a missing base, fail with the branch named', async () => {
+    const repo = newRepo()
+    await expect(change(repo, { branch: 'nope' })).rejects.toThrow(
+      `Branch nope does not exist in ${OWNER}/${repo}.`
+    )
+    await expect(change(repo, { branch: 'nope', baseBranch: 'gone' })).rejects.toThrow(
+      `Branch gone does not exist in ${OWNER}/${repo}.`
+    )
+  })
+
+  it.each([
+    ['a ruleset', 'Repository rule violations found'],
+    ['classic protection', 'Protected branch update failed for refs/heads/main']
+  ])('%s requiring a pull request: BranchProtectedError at once, no retry', async (by, said) => {
+    const repo = newRepo()
+    if (by === 'a ruleset') sandbox.addRuleset(OWNER, repo, { requirePullRequest: true })
+    else sandbox.protectBranch(OWNER, repo, 'main')
+    const head = sandbox.branchHead(OWNER, repo, 'main')
+    const error = await change(repo).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(BranchProtectedError)
+    expect((error as Error).message).toContain(said)
+    expect((error as Error).message).toContain('gitops-mode: pull-request')
+    expect(refUpdates(repo).map((r) => r.status)).toEqual([422])
+    expect(requestsOf(repo, 'POST').filter((r) => r.path.endsWith('/git/commits'))).toHaveLength(1)
+    expect(sandbox.branchHead(OWNER, repo, 'main')).toBe(head)
+  })
+
+  it('a rule violation answered with 409 is protection too, not a race', async () => {
+    const repo = newRepo()
+    // guess: GitHub may send the ruleset text with 409 (it does on the contents API).
+    const refuse = () => {
+      throw new HttpFailure(409, 'Repository rule violations found\n\nx\n\n', DOCS.updateRef)
+    }
+    await duringRefUpdates(repo, refuse, async () => {
+      await expect(change(repo)).rejects.toBeInstanceOf(BranchProtectedError)
+      expect(refUpdates(repo)).toHaveLength(1)
+    })
+  })
+
+  it('another writer moving the branch between the read and the ref update: re-read, retried', async () => {
+    const repo = newRepo()
+    let raced = 0
+    const race = () => {
+      if (!raced++) sandbox.writeFile(OWNER, repo, 'main', 'other.txt', 'by someone else\n')
+    }
+    await duringRefUpdates(repo, race, async () => {
+      const outcome = await change(repo)
+      expect(outcome.status).toBe('created')
+      expect(refUpdates(repo).map((r) => r.status)).toEqual([422, 200])
+      const commits = sandbox.commits(OWNER, repo, 'main')
+      expect(commits.at(-1)!.sha).toBe(outcome.commitSha)
+      // Built again on top of the other writer's commit: both changes are kept.
+      expect(commits.at(-2)!.message).toBe('Update other.txt')
+      expect(sandbox.readFile(OWNER, repo, 'main', 'other.txt')).toBe('by someone else\n')
+      expect(sandbox.readFile(OWNER, repo, 'main', PATH)).toBe(CONTENT)
+    })
+  })
+
+  it('a branch that keeps moving fails after maxAttempts with what to do', async () => {
+    const repo = newRepo()
+    let n = 0
+    const race = () => void sandbox.writeFile(OWNER, repo, 'main', 'other.txt', `write ${++n}\n`)
+    await duringRefUpdates(repo, race, async () => {
+      await expect(change(repo, { maxAttempts: 2 })).rejects.toThrow(
+        `Branch main of ${OWNER}/${repo} kept moving while the gate committed to it; run the job again.`
+      )
+      expect(refUpdates(repo).map((r) => r.status)).toEqual([422, 422])
+      expect(sandbox.readFile(OWNER, repo, 'main', PATH)).toBeNull()
+    })
+  })
+
+  it('a request with no answer fails after requestTimeoutMs; a cancel stays the cancel', async () => {
+    const repo = newRepo()
+    // createGitOpsOctokit: its abort hook turns the time limit into a TimeoutError.
+    const gitops = createGitOpsOctokit({ token: sandbox.token, baseUrl: sandbox.url, retries: 0 })
+    sandbox.hangNextRequests(1)
+    await expect(change(repo, { octokit: gitops, requestTimeoutMs: 200 })).rejects.toThrow(
+      `GitHub did not answer in time while reading branch main in ${OWNER}/${repo}.`
+    )
+    const signal = AbortSignal.abort(new Error('cancelled by the test'))
+    await expect(change(repo, { signal })).rejects.toThrow('cancelled by the test')
+    expect(sandbox.readFile(OWNER, repo, 'main', PATH)).toBeNull()
+  })
+})
+
+describe('listManifestFiles', () => {
+  const list = (repo: string, folder: string, ref = 'main') =>
+    listManifestFiles({ octokit, owner: OWNER, repo, ref, folder })
+
+  it('lists the direct *.yaml and *.yml children of the folder with their content', async () => {
+    const repo = newRepo({
+      'README.md': '# r\n',
+      'root.yaml': 'at: root\n',
+      [`${DIR}/a.yaml`]: 'a: 1\n',
+      [`${DIR}/b.yml`]: 'b: 2\n',
+      [`${DIR}/notes.txt`]: 'not yaml\n',
+      [`${DIR}/c.yaml.bak`]: 'backup\n',
+      [`${DIR}/sub/d.yaml`]: 'nested\n',
+      [`${DIR}-other/e.yaml`]: 'a sibling folder\n'
+    })
+    const expected = [
+      { path: `${DIR}/a.yaml`, content: 'a: 1\n' },
+      { path: `${DIR}/b.yml`, content: 'b: 2\n' }
+    ]
+    expect(await list(repo, DIR)).toEqual(expected)
+    expect(await list(repo, `${DIR}/`)).toEqual(expected)
+    expect(await list(repo, '')).toEqual([{ path: 'root.yaml', content: 'at: root\n' }])
+  })
+
+  it('[] when the folder does not exist; a missing branch fails with what to check', async () => {
+    const repo = newRepo()
+    expect(await list(repo, DIR)).toEqual([])
+    await expect(list(repo, DIR, 'no-such-branch')).rejects.toThrow(
+      `GitHub refused listing ${DIR} in ${OWNER}/${repo} (404 Not Found)`
+    )
+  })
+})

@@ -1,0 +1,182 @@
+// upsertComment against the GitHub sandbox over real HTTP: one comment per marker, created once and
+// updated after; a marker in another account's comment is never ours.
+import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
+import { createGitOpsOctokit } from '../../src/gitops/octokit.js'
+import { isOwnMarkedComment, markerLine, upsertComment } from '../../src/gitops/pr-comment.js'
+import { startGitHubSandbox, type GitHubSandbox } from '../sandbox/github/index.js'
+
+const OWNER = 'acme'
+const MARKER = 'result:docker-v2'
+const LINE = '<!-- coder-template-gate:result:docker-v2 -->'
+const USER_TOKEN = 'ghp_user_token_value'
+const NO_COMMENTS = 'ghs_contents_only_value'
+
+let sandbox: GitHubSandbox
+let repoCounter = 0
+
+beforeAll(async () => {
+  sandbox = await startGitHubSandbox()
+  sandbox.addToken(USER_TOKEN, { kind: 'user', login: 'release-bot' })
+  sandbox.addToken(NO_COMMENTS, { issues: 'none', pullRequests: 'none' })
+})
+
+afterAll(async () => {
+  await sandbox.close()
+})
+
+/** A repository with pull request #1. */
+function repoWithPull(): string {
+  repoCounter += 1
+  const repo = `comments-${repoCounter}`
+  sandbox.createRepo(OWNER, repo, { defaultBranch: 'main' })
+  sandbox.createBranch(OWNER, repo, 'feature')
+  sandbox.writeFile(OWNER, repo, 'feature', 'template/main.tf', '# v2\n')
+  sandbox.openPullRequest(OWNER, repo, { head: 'feature', title: 'Template v2' })
+  return repo
+}
+
+function upsert(
+  repo: string,
+  body: string,
+  options: { token?: string; login?: string; marker?: string } = {}
+) {
+  return upsertComment({
+    octokit: createGitOpsOctokit({
+      token: options.token ?? sandbox.token,
+      baseUrl: sandbox.url,
+      delayUnitMs: 1,
+      retries: 1
+    }),
+    owner: OWNER,
+    repo,
+    issueNumber: 1,
+    marker: options.marker ?? MARKER,
+    body,
+    login: options.login
+  })
+}
+
+function writes(repo: string) {
+  return sandbox.requests
+    .filter((r) => r.path.includes(`/repos/${OWNER}/${repo}/issues/`) && r.method !== 'GET')
+    .map((r) => `${r.method} ${r.status}`)
+}
+
+describe('isOwnMarkedComment', () => {
+  it.each([
+    ['ours', 'github-actions[bot]', `${LINE}\nPassed`, true],
+    ['ours, login in other case', 'GitHub-Actions[bot]', `${LINE}\nPassed`, true],
+    ['ours, edited on the web (CRLF)', 'github-actions[bot]', `${LINE}\r\nPassed`, true],
+    ['ours, marker alone', 'github-actions[bot]', LINE, true],
+    ['another account with our marker', 'alice', `${LINE}\nPassed`, false],
+    ['ours without a marker', 'github-actions[bot]', 'Passed', false],
+    ['ours, marker not on the first line', 'github-actions[bot]', `Quote:\n${LINE}`, false],
+    ['ours, a quoted marker', 'github-actions[bot]', `> ${LINE}`, false],
+    [
+      'ours, another marker',
+      'github-actions[bot]',
+      '<!-- coder-template-gate:result:other -->',
+      false
+    ],
+    ['ours, a longer marker', 'github-actions[bot]', `${LINE.replace(' -->', '-x -->')}`, false],
+    ['no user', null, `${LINE}\nPassed`, false]
+  ] as const)('%s', (_name, login, body, expected) => {
+    const comment = { user: login === null ? null : { login }, body }
+    expect(isOwnMarkedComment(comment, 'github-actions[bot]', LINE)).toBe(expected)
+  })
+
+  it.each(['', 'a b', 'x-->', 'result:<b>', '-leading', 'tab\t'])(
+    'refuses the marker %j',
+    (marker) => {
+      expect(() => markerLine(marker)).toThrow('may hold only letters, digits and ._:/-')
+    }
+  )
+})
+
+describe('upsertComment', () => {
+  it('creates one comment, then updates it; an identical body writes nothing', async () => {
+    const repo = repoWithPull()
+    const url = await upsert(repo, 'Testing version v2…')
+    const [created] = sandbox.comments(OWNER, repo, 1)
+    expect(url).toBe(`${sandbox.serverUrl}/${OWNER}/${repo}/pull/1#issuecomment-${created.id}`)
+    expect(created).toMatchObject({
+      user: 'github-actions[bot]',
+      body: `${LINE}\nTesting version v2…`
+    })
+    expect(await upsert(repo, 'Passed: v2 promoted')).toBe(url)
+    expect(await upsert(repo, 'Passed: v2 promoted')).toBe(url)
+    expect(sandbox.comments(OWNER, repo, 1)).toEqual([
+      expect.objectContaining({ id: created.id, body: `${LINE}\nPassed: v2 promoted` })
+    ])
+    expect(writes(repo)).toEqual(['POST 201', 'PATCH 200'])
+  })
+
+  it('another marker is another comment', async () => {
+    const repo = repoWithPull()
+    await upsert(repo, 'one')
+    await upsert(repo, 'two', { marker: 'result:docker-v3' })
+    expect(sandbox.comments(OWNER, repo, 1).map((c) => c.body)).toEqual([
+      `${LINE}\none`,
+      '<!-- coder-template-gate:result:docker-v3 -->\ntwo'
+    ])
+  })
+
+  it('never edits a forged marker of another account, and writes its own', async () => {
+    const repo = repoWithPull()
+    sandbox.commentOnPullRequest(OWNER, repo, 1, `${LINE}\nPassed (forged)`, 'mallory')
+    await upsert(repo, 'Failed: test-failed')
+    await upsert(repo, 'Failed: test-failed, again')
+    expect(sandbox.comments(OWNER, repo, 1).map((c) => [c.user, c.body])).toEqual([
+      ['mallory', `${LINE}\nPassed (forged)`],
+      ['github-actions[bot]', `${LINE}\nFailed: test-failed, again`]
+    ])
+  })
+
+  it('finds its comment past the first page of comments', async () => {
+    const repo = repoWithPull()
+    for (let i = 0; i < 130; i++) sandbox.commentOnPullRequest(OWNER, repo, 1, `chatter ${i}`)
+    await upsert(repo, 'first')
+    for (let i = 0; i < 5; i++) sandbox.commentOnPullRequest(OWNER, repo, 1, `more ${i}`)
+    await upsert(repo, 'second')
+    const ours = sandbox.comments(OWNER, repo, 1).filter((c) => c.user === 'github-actions[bot]')
+    expect(ours.map((c) => c.body)).toEqual([`${LINE}\nsecond`])
+    const pages = sandbox.requests
+      .filter((r) => r.method === 'GET' && r.path.includes(`/${repo}/issues/1/comments`))
+      .map((r) => new URL(r.path, sandbox.url).searchParams.get('page'))
+    expect(pages).toEqual(['1', '2', '1', '2'])
+  })
+
+  it('a user token is known by GET /user: its comments are ours, the bot’s are not', async () => {
+    const repo = repoWithPull()
+    await upsert(repo, 'by the workflow token')
+    await upsert(repo, 'by the user token', { token: USER_TOKEN })
+    await upsert(repo, 'by the user token, updated', { token: USER_TOKEN })
+    expect(sandbox.comments(OWNER, repo, 1).map((c) => [c.user, c.body])).toEqual([
+      ['github-actions[bot]', `${LINE}\nby the workflow token`],
+      ['release-bot', `${LINE}\nby the user token, updated`]
+    ])
+    const accountReads = sandbox.requests.filter((r) => r.path === '/user').map((r) => r.status)
+    expect(accountReads.slice(-3)).toEqual([403, 200, 200])
+  })
+
+  it('login overrides the account (another app’s installation token)', async () => {
+    const repo = repoWithPull()
+    sandbox.commentOnPullRequest(OWNER, repo, 1, `${LINE}\nold`, 'gate-app[bot]')
+    sandbox.addToken('ghs_app_token_value', { login: 'gate-app[bot]' })
+    await upsert(repo, 'new', { token: 'ghs_app_token_value', login: 'gate-app[bot]' })
+    expect(sandbox.comments(OWNER, repo, 1).map((c) => [c.user, c.body])).toEqual([
+      ['gate-app[bot]', `${LINE}\nnew`]
+    ])
+  })
+
+  it('a token that may not comment fails naming github-token and the permission, not the token', async () => {
+    const repo = repoWithPull()
+    let error: unknown
+    await upsert(repo, 'x', { token: NO_COMMENTS }).catch((e: unknown) => (error = e))
+    const message = (error as Error).message
+    expect(message).toContain('403 Resource not accessible by integration')
+    expect(message).toContain('github-token needs `pull-requests: write`')
+    expect(message).not.toContain(NO_COMMENTS)
+    expect(sandbox.comments(OWNER, repo, 1)).toEqual([])
+  })
+})

@@ -3,8 +3,8 @@
 // the world saw — and that no secret shows anywhere.
 import { existsSync } from 'node:fs'
 import { afterEach, describe, expect, it } from '@jest/globals'
-import YAML from 'yaml'
-import { BUNDLE, type ActionRun } from '../sandbox/action-runner.js'
+import { BUNDLE } from '../sandbox/action-runner.js'
+import { activeVersionName, expectNoSecrets, manifestInGit, promoteRequests } from './expect.js'
 import {
   GITOPS_PATH,
   GITOPS_REPO,
@@ -26,33 +26,6 @@ afterEach(async () => {
 async function newWorld(options: WorldOptions = {}): Promise<World> {
   world = await startWorld(options)
   return world
-}
-
-/** The runner consumes `::add-mask::` commands and never shows them; everything else counts. */
-function expectNoSecrets(w: World, run: ActionRun, requireMasks = true): void {
-  const masks = run.stdout.split('\n').filter((line) => line.startsWith('::add-mask::'))
-  const shown = run.everything
-    .split('\n')
-    .filter((line) => !line.startsWith('::add-mask::'))
-    .join('\n')
-  for (const secret of w.secrets()) {
-    expect(shown).not.toContain(secret)
-    if (requireMasks) expect(masks).toContain(`::add-mask::${secret}`)
-  }
-}
-
-function promoteRequests(w: World): number {
-  return w.kube.requests.filter((r) => r.method === 'POST' && r.path.includes('/promote')).length
-}
-
-function activeVersionName(w: World, template = 'docker'): string | undefined {
-  const found = w.coder.backend.findTemplate(OWNER, template)
-  return found ? w.coder.backend.findVersionById(found.activeVersionId)?.name : undefined
-}
-
-function manifestInGit(w: World, testName: string): Record<string, unknown> | null {
-  const text = w.github.readFile(OWNER, GITOPS_REPO, 'main', `${GITOPS_PATH}/${testName}.yaml`)
-  return text === null ? null : YAML.parse(text)
 }
 
 describe('the gate, end to end', () => {
@@ -77,7 +50,10 @@ describe('the gate, end to end', () => {
       ) as unknown as string,
       'promotion-result': 'Promoted',
       'previous-active-version-id': previous,
-      'active-version-id': pushed.id
+      'active-version-id': pushed.id,
+      'pull-request-number': '',
+      'pull-request-url': '',
+      'pruned-manifests': ''
     })
     expect(activeVersionName(w)).toBe('v1.0.0')
     expect(manifestInGit(w, 'docker-v1-0-0')).toMatchObject({
@@ -493,9 +469,9 @@ describe('inputs and early failures, end to end', () => {
     expectNoSecrets(w, run)
   })
 
-  it('warns that Coder activates the first version of a new template', async () => {
+  it('with create-template: true, warns that Coder activates the first version of a new template', async () => {
     const w = await newWorld()
-    const run = await w.run()
+    const run = await w.run({ 'create-template': 'true' })
     expect(run.exitCode).toBe(0)
     expect(run.stdout).toMatch(
       /::warning::Template "docker" did not exist, so Coder created it with .* as its active version/
@@ -510,7 +486,8 @@ describe('inputs and early failures, end to end', () => {
     expect(run.exitCode).toBe(1)
     expect(run.stdout).toMatch(/coder-k8s is not installed/i)
     expect(w.coder.backend.listVersions(OWNER, 'docker')).toHaveLength(0)
-    expect(w.github.requests).toHaveLength(0)
+    // The preflight only reads.
+    expect(w.github.requests.filter((r) => r.method !== 'GET')).toHaveLength(0)
     expectNoSecrets(w, run)
   })
 })

@@ -45,7 +45,10 @@ export async function runPreflight(
   const gitopsChecked = checkGitOps(input, context)
   const coder = await checkCoder(input, context)
   // RBAC names the template as <organization>.<template>, with Coder's canonical organization.
-  const kube = await checkKubernetes(input, context, coder.value.organization || 'default')
+  const kube = await checkKubernetes(input, context, {
+    organization: coder.value.organization || 'default',
+    template: coder.value.template || input.settings.coder.template
+  })
   const gitops = await gitopsChecked
   const problems = [...coder.problems, ...gitops.problems, ...kube.problems]
   if (problems.length > 0) {
@@ -155,7 +158,7 @@ async function checkGitOps(input: PreflightInput, context: StepContext): Promise
 async function checkKubernetes(
   input: PreflightInput,
   context: StepContext,
-  organization: string
+  canonical: { organization: string; template: string }
 ): Promise<Check<null>> {
   const { settings, kc } = input
   const promote = settings.promote !== 'skip'
@@ -168,7 +171,7 @@ async function checkKubernetes(
     const access = await checkAccess({
       kc,
       namespace: settings.test.namespace,
-      template: `${organization}.${settings.coder.template}`,
+      template: `${canonical.organization}.${canonical.template}`,
       promote,
       signal: context.signal
     })

@@ -82,6 +82,15 @@ describe('preflight, end to end', () => {
     expectNothingChanged(w, 1)
   })
 
+  it("asks the access review for Coder's spelling of the template, as RBAC names it", async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const run = await w.run({ template: 'Docker' })
+    expect(run.exitCode).toBe(0)
+    expect(w.kube.accessReviews.some((r) => JSON.stringify(r).includes('"acme.docker"'))).toBe(true)
+    expect(run.outputs['promotion-result']).toBe('Promoted')
+  })
+
   it('fails on a missing GitOps branch before the push', async () => {
     const w = await newWorld()
     w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })

@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url'
 import YAML from 'yaml'
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
-export const BUNDLE = path.join(REPO_ROOT, 'dist/index.js')
+// GATE_BUNDLE lets a developer run the scenarios on a bundle built elsewhere (CI uses dist/).
+export const BUNDLE = process.env.GATE_BUNDLE ?? path.join(REPO_ROOT, 'dist/index.js')
 
 export interface RunnerContext {
   eventName: string

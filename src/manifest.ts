@@ -85,6 +85,9 @@ export function renderManifest(manifest: CoderTemplateTest): string {
  * `0b101` are not strings. A string stays plain only when a 1.1 reader reads it back as itself.
  */
 export function isPlainInYaml11(value: string): boolean {
+  // go-yaml v2 reads ints with Go's strconv.ParseInt(s, 0, 64), which also takes the 0o/0O/0X/0B
+  // prefixes that the yaml library's 1.1 mode leaves strings (found by the yaml.v2 read-back test).
+  if (/^[-+]?0[bBoOxX]/.test(value)) return false
   try {
     return YAML.parse(value, { version: '1.1' }) === value
   } catch {

@@ -34,19 +34,27 @@ export function assertLua51(source: string): void {
   luaparse.parse(source, { luaVersion: '5.1', comments: false })
 }
 
+const PENDING_DELETION_HEALTH: ArgoHealth = { status: 'Progressing', message: PENDING_DELETION }
+
 /**
  * What the Argo CD controller shows (§1.5, v3.0–v3.5.x): an object being deleted is
  * `Progressing` / `Pending deletion` before any custom script runs, unless it carries the hook
  * finalizer.
  */
 export function argoControllerHealth(script: string, obj: unknown): ArgoHealth {
+  return skipsScript(obj) ? { ...PENDING_DELETION_HEALTH } : runArgoHealthScript(script, obj)
+}
+
+/** The controller's view given the script's result, for engines that run the script elsewhere. */
+export function controllerView(obj: unknown, scriptResult: ArgoHealth): ArgoHealth {
+  return skipsScript(obj) ? { ...PENDING_DELETION_HEALTH } : scriptResult
+}
+
+function skipsScript(obj: unknown): boolean {
   const metadata = isRecord(obj) && isRecord(obj.metadata) ? obj.metadata : {}
   const finalizers = Array.isArray(metadata.finalizers) ? metadata.finalizers : []
   const deleting = metadata.deletionTimestamp !== undefined && metadata.deletionTimestamp !== null
-  if (deleting && !finalizers.includes(HOOK_FINALIZER)) {
-    return { status: 'Progressing', message: PENDING_DELETION }
-  }
-  return runArgoHealthScript(script, obj)
+  return deleting && !finalizers.includes(HOOK_FINALIZER)
 }
 
 /** The script's result as Argo CD reads it (§1.4); errors become `Unknown` with their text. */
@@ -148,17 +156,16 @@ function readResult(L: LuaState): ArgoHealth {
   // guess: a table with only array elements decodes the same way.
   if (!hasStringKey(L)) return {}
 
-  const status = readStringField(L, 'status')
-  const message = readStringField(L, 'message')
-  if (status.error || message.error) {
+  const { status, message, error } = readHealthFields(L)
+  if (error) {
     // guess: Go's json.Unmarshal fails on a non-string status or message; the controller then
     // shows Unknown with the decoding error.
-    return { status: 'Unknown', message: status.error ?? message.error }
+    return { status: 'Unknown', message: error }
   }
-  const isValid = (ARGO_HEALTH_STATUSES as readonly string[]).includes(status.value ?? '')
+  const isValid = (ARGO_HEALTH_STATUSES as readonly string[]).includes(status ?? '')
   if (!isValid) return { status: 'Unknown', message: INVALID_HEALTH_STATUS }
-  const health: ArgoHealth = { status: status.value }
-  if (message.value !== undefined) health.message = message.value
+  const health: ArgoHealth = { status }
+  if (message !== undefined) health.message = message
   return health
 }
 
@@ -175,18 +182,35 @@ function hasStringKey(L: LuaState): boolean {
   return false
 }
 
-function readStringField(L: LuaState, name: string): { value?: string; error?: string } {
-  const type = lua.lua_getfield(L, -1, name)
-  try {
-    if (type === lua.LUA_TNIL) return {}
-    if (type !== lua.LUA_TSTRING) {
-      const typeName = to_jsstring(lua.lua_typename(L, type))
-      return { error: `cannot decode ${typeName} into the health field ${name}` }
+/**
+ * status and message as Go's encoding/json decodes them into Argo CD's HealthStatus (§1.4): the
+ * keys in sorted order (json.Marshal of a map), each matching a field by name case-insensitively,
+ * so `Status` or `statuS` set status too, and a later key wins.
+ */
+function readHealthFields(L: LuaState): { status?: string; message?: string; error?: string } {
+  const fields: { key: string; type: number; text: string }[] = []
+  lua.lua_pushnil(L)
+  while (lua.lua_next(L, -2) !== 0) {
+    if (lua.lua_type(L, -2) === lua.LUA_TSTRING) {
+      const type = lua.lua_type(L, -1)
+      const text = type === lua.LUA_TSTRING ? luaString(L, -1) : ''
+      fields.push({ key: luaString(L, -2), type, text })
     }
-    return { value: luaString(L, -1) }
-  } finally {
     lua.lua_pop(L, 1)
   }
+  fields.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  const read: { status?: string; message?: string; error?: string } = {}
+  for (const { key, type, text } of fields) {
+    const name = key.toLowerCase()
+    if (name !== 'status' && name !== 'message') continue
+    if (type !== lua.LUA_TSTRING) {
+      const typeName = to_jsstring(lua.lua_typename(L, type))
+      read.error ??= `cannot decode ${typeName} into the health field ${name}`
+      continue
+    }
+    read[name] = text
+  }
+  return read
 }
 
 function errorText(L: LuaState): string {

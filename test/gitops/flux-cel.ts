@@ -1,5 +1,5 @@
-// Evaluates a Flux healthCheckExprs entry the way kustomize-controller does, with
-// @marcbachmann/cel-js standing in for cel-go.
+// Evaluates a Flux healthCheckExprs entry the way kustomize-controller does, with a JavaScript CEL
+// library standing in for cel-go: @marcbachmann/cel-js here, @bufbuild/cel in flux-bufbuild.ts.
 // Facts: shared/reference/health-rules.md §2.2 (variables), §2.3 (evaluation order), §4.3.
 import { Environment } from '@marcbachmann/cel-js'
 import type { ParseResult } from '@marcbachmann/cel-js'
@@ -51,21 +51,42 @@ export function readHealthCheckEntries(yamlText: string): FluxHealthCheckEntry[]
   })
 }
 
+/** A CEL library as the wrapper sees it: parse once, then evaluate on the object's fields. */
+export interface CelEngine {
+  name: string
+  /** Throws when the expression does not parse. */
+  compile(source: string): CelProgram
+}
+
+/** Evaluates on the object's top-level fields; throws on an evaluation error. */
+export type CelProgram = (fields: Record<string, unknown>) => unknown
+
+/** @marcbachmann/cel-js, integers as BigInt (CEL int, §4.3). */
+export const MARCBACHMANN_CEL: CelEngine = {
+  name: '@marcbachmann/cel-js',
+  compile(source) {
+    const program: ParseResult = fluxLikeEnvironment().parse(source)
+    return (fields) => program(toCelValue(fields) as Record<string, unknown>)
+  }
+}
+
 /**
  * Parses the entry's expressions once (a parse error would stall the Kustomization, §2.2) and
  * returns the evaluator of §2.3.
  */
-export function compileFluxHealthCheck(entry: FluxHealthCheckEntry): (obj: unknown) => FluxHealth {
-  const environment = fluxLikeEnvironment()
+export function compileFluxHealthCheck(
+  entry: FluxHealthCheckEntry,
+  engine: CelEngine = MARCBACHMANN_CEL
+): (obj: unknown) => FluxHealth {
   const compiled = EXPRESSION_ORDER.flatMap((name) => {
     const source = entry[name]
-    return source === undefined ? [] : [{ name, program: environment.parse(source) }]
+    return source === undefined ? [] : [{ name, program: engine.compile(source) }]
   })
   return (obj) => evaluateFluxHealth(compiled, obj)
 }
 
 function evaluateFluxHealth(
-  compiled: { name: (typeof EXPRESSION_ORDER)[number]; program: ParseResult }[],
+  compiled: { name: (typeof EXPRESSION_ORDER)[number]; program: CelProgram }[],
   obj: unknown
 ): FluxHealth {
   if (typeof obj !== 'object' || obj === null) throw new Error('a Kubernetes object is required')
@@ -78,12 +99,11 @@ function evaluateFluxHealth(
     return { status: 'InProgress', decidedBy: 'generation' }
   }
 
-  // §2.2: the variables are the object's top-level fields, integers as CEL int.
-  const context = toCelValue(fields) as Record<string, unknown>
+  // §2.2: the variables are the object's top-level fields.
   for (const { name, program } of compiled) {
     let result: unknown
     try {
-      result = program(context)
+      result = program(fields)
     } catch (error) {
       return { status: 'Unknown', decidedBy: name, error: String(error) }
     }
@@ -111,7 +131,7 @@ function nested(value: unknown, path: string[]): unknown {
 }
 
 // JSON integers arrive as int64 (CEL int); marcbachmann represents CEL int as BigInt (§4.3).
-function toCelValue(value: unknown): unknown {
+export function toCelValue(value: unknown): unknown {
   if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value
   if (Array.isArray(value)) return value.map(toCelValue)
   if (typeof value === 'object' && value !== null) {

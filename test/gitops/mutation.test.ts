@@ -4,9 +4,13 @@
 import { describe, it, expect } from '@jest/globals'
 import luaparse from 'luaparse'
 import type { LuaNode } from 'luaparse'
-import { argoControllerHealth, assertLua51, runArgoHealthScript } from './argo-lua.js'
-import { compileFluxHealthCheck, readHealthCheckEntries } from './flux-cel.js'
-import type { FluxHealthCheckEntry } from './flux-cel.js'
+import { describeWithGo } from '../go/engines.js'
+import type { GoEngines } from '../go/engines.js'
+import { assertLua51, controllerView, runArgoHealthScript } from './argo-lua.js'
+import type { ArgoHealth } from './argo-lua.js'
+import { BUFBUILD_CEL } from './flux-bufbuild.js'
+import { compileFluxHealthCheck, MARCBACHMANN_CEL, readHealthCheckEntries } from './flux-cel.js'
+import type { CelEngine, FluxHealthCheckEntry } from './flux-cel.js'
 import { HEALTH_CASES } from './fixtures.js'
 import { ARGO_SCRIPT_PATH, FLUX_CHECK_PATH, readRepoFile } from './paths.js'
 
@@ -88,17 +92,70 @@ function celMutants(expression: string): Mutant[] {
   })
 }
 
-function argoResults(script: string): string {
-  return JSON.stringify(
-    HEALTH_CASES.map((c) => [
-      runArgoHealthScript(script, c.object),
-      argoControllerHealth(script, c.object)
-    ])
-  )
+/** Runs each script over every fixture: results[script][case]. */
+type LuaEngine = (scripts: string[]) => ArgoHealth[][]
+
+const fengari: LuaEngine = (scripts) =>
+  scripts.map((script) => HEALTH_CASES.map((c) => runArgoHealthScript(script, c.object)))
+
+// One Go process for all scripts: gopher-lua, the VM of Argo CD.
+function gopherLua(go: GoEngines): LuaEngine {
+  return (scripts) => {
+    const requests = scripts.flatMap((script) =>
+      HEALTH_CASES.map((c) => ({ script, obj: c.object }))
+    )
+    const results = go.runLua(requests)
+    return scripts.map((_, at) =>
+      results.slice(at * HEALTH_CASES.length, (at + 1) * HEALTH_CASES.length)
+    )
+  }
 }
 
-function fluxResults(entry: FluxHealthCheckEntry): string {
-  const check = compileFluxHealthCheck(entry)
+// The script's result and what the controller shows, for every fixture.
+function fingerprint(results: ArgoHealth[]): string {
+  return JSON.stringify(results.map((r, at) => [r, controllerView(HEALTH_CASES[at].object, r)]))
+}
+
+/**
+ * The descriptions of the mutants that leave every result unchanged. With a syntax check, mutants
+ * that are not Lua 5.1 count as noticed (fengari alone would accept some 5.3 syntax); gopher-lua
+ * needs none: it refuses them itself.
+ */
+function argoSurvivors(engine: LuaEngine, syntaxCheck?: (source: string) => void): string[] {
+  const script = readRepoFile(ARGO_SCRIPT_PATH)
+  const mutants = luaMutants(script).filter((mutant) => {
+    try {
+      syntaxCheck?.(mutant.source)
+      return true
+    } catch {
+      return false
+    }
+  })
+  expect(mutants.length).toBeGreaterThan(40)
+  const [baseline, ...results] = engine([script, ...mutants.map((m) => m.source)]).map(fingerprint)
+  return mutants.filter((_, at) => results[at] === baseline).map((m) => m.description)
+}
+
+/**
+ * Mutants that change nothing in Argo CD, so that no fixture can notice them:
+ * - the loop variable `_` is never read;
+ * - a case flip of the key `status` or `message` in the table constructor: Argo CD decodes the
+ *   result with Go's encoding/json, which matches field names case-insensitively (§1.4), and the
+ *   later assignments (`hs.status`, `hs.message`) sort after the flipped key, so they still win.
+ */
+function unexpectedSurvivors(survivors: string[]): string[] {
+  const script = readRepoFile(ARGO_SCRIPT_PATH)
+  const constructor = script.indexOf('{ status = ')
+  const equivalent = [
+    `name status at ${constructor + 2}`,
+    `name message at ${script.indexOf('message = ', constructor)}`
+  ]
+  expect(constructor).toBeGreaterThan(0)
+  return survivors.filter((s) => !s.startsWith('name _ at ') && !equivalent.includes(s))
+}
+
+function fluxResults(entry: FluxHealthCheckEntry, engine: CelEngine): string {
+  const check = compileFluxHealthCheck(entry, engine)
   return JSON.stringify(
     HEALTH_CASES.map((c) => {
       const { status, decidedBy } = check(c.object)
@@ -108,42 +165,37 @@ function fluxResults(entry: FluxHealthCheckEntry): string {
 }
 
 describe('fixture sensitivity to one-character changes', () => {
-  it('notices every mutant of the Argo CD script', () => {
-    const script = readRepoFile(ARGO_SCRIPT_PATH)
-    const baseline = argoResults(script)
-    const mutants = luaMutants(script)
-    expect(mutants.length).toBeGreaterThan(40)
-    const survivors = mutants.filter((mutant) => {
-      try {
-        assertLua51(mutant.source)
-      } catch {
-        return false
-      }
-      return argoResults(mutant.source) === baseline
-    })
-    // The loop variable `_` is never read, so renaming it changes nothing.
-    const unexpected = survivors.filter((s) => !s.description.startsWith('name _ at '))
-    expect(unexpected.map((s) => s.description)).toEqual([])
+  it('notices every mutant of the Argo CD script in fengari', () => {
+    expect(unexpectedSurvivors(argoSurvivors(fengari, assertLua51))).toEqual([])
   })
 
-  it('notices every mutant of the Flux expressions', () => {
-    const [entry] = readHealthCheckEntries(readRepoFile(FLUX_CHECK_PATH))
-    const baseline = fluxResults(entry)
-    const survivors: string[] = []
-    let count = 0
-    for (const name of ['inProgress', 'failed', 'current'] as const) {
-      for (const mutant of celMutants(entry[name] ?? '')) {
-        count += 1
-        let results: string
-        try {
-          results = fluxResults({ ...entry, [name]: mutant.source })
-        } catch {
-          continue // does not parse: Flux would stall the Kustomization
+  it.each([MARCBACHMANN_CEL, BUFBUILD_CEL])(
+    'notices every mutant of the Flux expressions in $name',
+    (engine) => {
+      const [entry] = readHealthCheckEntries(readRepoFile(FLUX_CHECK_PATH))
+      const baseline = fluxResults(entry, engine)
+      const survivors: string[] = []
+      let count = 0
+      for (const name of ['inProgress', 'failed', 'current'] as const) {
+        for (const mutant of celMutants(entry[name] ?? '')) {
+          count += 1
+          let results: string
+          try {
+            results = fluxResults({ ...entry, [name]: mutant.source }, engine)
+          } catch {
+            continue // does not parse: Flux would stall the Kustomization
+          }
+          if (results === baseline) survivors.push(`${name}: ${mutant.description}`)
         }
-        if (results === baseline) survivors.push(`${name}: ${mutant.description}`)
       }
+      expect(count).toBeGreaterThan(40)
+      expect(survivors).toEqual([])
     }
-    expect(count).toBeGreaterThan(40)
-    expect(survivors).toEqual([])
+  )
+})
+
+describeWithGo('fixture sensitivity to one-character changes, in gopher-lua', (go) => {
+  it('notices every mutant of the Argo CD script', () => {
+    expect(unexpectedSurvivors(argoSurvivors(gopherLua(go)))).toEqual([])
   })
 })

@@ -3,9 +3,16 @@
 import { describe, it, expect } from '@jest/globals'
 import type { CoderTemplateTest } from '../../src/api.js'
 import { verdictOf } from '../../src/verdict.js'
-import { argoControllerHealth, assertLua51, runArgoHealthScript } from './argo-lua.js'
+import { describeWithGo } from '../go/engines.js'
+import {
+  argoControllerHealth,
+  assertLua51,
+  controllerView,
+  runArgoHealthScript
+} from './argo-lua.js'
 import type { ArgoHealth } from './argo-lua.js'
-import { compileFluxHealthCheck, readHealthCheckEntries } from './flux-cel.js'
+import { BUFBUILD_CEL } from './flux-bufbuild.js'
+import { compileFluxHealthCheck, MARCBACHMANN_CEL, readHealthCheckEntries } from './flux-cel.js'
 import type { FluxStatus } from './flux-cel.js'
 import { HEALTH_CASES } from './fixtures.js'
 import { ARGO_SCRIPT_PATH, FLUX_CHECK_PATH, readRepoFile } from './paths.js'
@@ -13,6 +20,7 @@ import { ARGO_SCRIPT_PATH, FLUX_CHECK_PATH, readRepoFile } from './paths.js'
 const argoScript = readRepoFile(ARGO_SCRIPT_PATH)
 const fluxEntries = readHealthCheckEntries(readRepoFile(FLUX_CHECK_PATH))
 const fluxHealth = compileFluxHealthCheck(fluxEntries[0])
+const CASE_ROWS = HEALTH_CASES.map((c) => [c.id, c.title, c] as const)
 
 describe('Argo CD health script', () => {
   it('is valid Lua 5.1, the syntax gopher-lua accepts', () => {
@@ -34,6 +42,20 @@ describe('Argo CD health script', () => {
   )
 })
 
+// The engine that Argo CD itself runs (health-rules.md §1.2); fengari above must agree with it.
+describeWithGo('Argo CD health script in gopher-lua', (go) => {
+  const results = go.runLua(HEALTH_CASES.map((c) => ({ script: argoScript, obj: c.object })))
+
+  it.each(CASE_ROWS.map((row, index) => [...row, results[index]] as const))(
+    'case %s (%s): script result and controller view, equal to fengari',
+    (_id, _title, healthCase, goResult) => {
+      expect(goResult).toEqual(healthCase.argoScript)
+      expect(goResult).toEqual(runArgoHealthScript(argoScript, healthCase.object))
+      expect(controllerView(healthCase.object, goResult)).toEqual(healthCase.argoController)
+    }
+  )
+})
+
 describe('Flux health check expressions', () => {
   it('is one entry for coder.com/v1alpha1 CoderTemplateTest with all three expressions', () => {
     expect(fluxEntries).toHaveLength(1)
@@ -46,22 +68,30 @@ describe('Flux health check expressions', () => {
     }
   })
 
-  it.each(HEALTH_CASES.map((c) => [c.id, c.title, c] as const))(
-    'case %s (%s): kstatus result and the step that decided it',
-    (_id, _title, healthCase) => {
-      const { status, decidedBy } = fluxHealth(healthCase.object)
-      expect({ status, decidedBy }).toEqual(healthCase.flux)
+  // Both CEL libraries, each on its own, and so also in agreement with each other.
+  const fluxHealthOf = {
+    [MARCBACHMANN_CEL.name]: fluxHealth,
+    [BUFBUILD_CEL.name]: compileFluxHealthCheck(fluxEntries[0], BUFBUILD_CEL)
+  }
+  it.each(
+    Object.keys(fluxHealthOf).flatMap((engine) => CASE_ROWS.map((row) => [engine, ...row] as const))
+  )('%s, case %s (%s): kstatus result and the step that decided it', (engine, _id, _t, c) => {
+    const { status, decidedBy } = fluxHealthOf[engine](c.object)
+    expect({ status, decidedBy }).toEqual(c.flux)
+  })
+
+  it.each(Object.keys(fluxHealthOf))(
+    '%s reaches Unknown only through the evaluation errors that Flux also has (cases a and g)',
+    (engine) => {
+      // health-rules.md §4.3: some errors happen only in one library; no other case may hit one.
+      const check = fluxHealthOf[engine]
+      const unknownCases = HEALTH_CASES.filter((c) => check(c.object).status === 'Unknown')
+      expect(unknownCases.map((c) => c.id)).toEqual(['a', 'g'])
+      for (const healthCase of unknownCases) {
+        expect(check(healthCase.object).error).toEqual(expect.any(String))
+      }
     }
   )
-
-  it('reaches Unknown only through the evaluation errors that Flux also has (cases a and g)', () => {
-    // health-rules.md §4.3: some errors happen only in cel-js; no other case may hit one.
-    const unknownCases = HEALTH_CASES.filter((c) => fluxHealth(c.object).status === 'Unknown')
-    expect(unknownCases.map((c) => c.id)).toEqual(['a', 'g'])
-    for (const healthCase of unknownCases) {
-      expect(fluxHealth(healthCase.object).error).toEqual(expect.any(String))
-    }
-  })
 })
 
 type Expected = 'passed' | 'failed' | 'waiting'

@@ -2,6 +2,8 @@ import { describe, expect, it } from '@jest/globals'
 import YAML from 'yaml'
 import type { CoderTemplateTest } from '../../src/api.js'
 import { integrityProblems } from '../../src/integrity.js'
+import { versionNameProblem } from '../../src/naming.js'
+import { describeWithGo } from '../go/engines.js'
 import {
   buildTestManifest,
   isPlainInYaml11,
@@ -64,15 +66,6 @@ describe('buildTestManifest and renderManifest', () => {
     expect(a.startsWith('#')).toBe(true)
     expect(YAML.parse(a)).toEqual(buildTestManifest(PARAMS))
     expect(a).toMatchSnapshot()
-  })
-
-  it('quotes values that YAML would otherwise read as other types', () => {
-    const manifest = buildTestManifest({
-      ...PARAMS,
-      version: '1.10',
-      parameters: [{ name: 'on', value: 'yes' }]
-    })
-    expect(YAML.parse(renderManifest(manifest))).toEqual(manifest)
   })
 })
 
@@ -211,19 +204,91 @@ describe('integrityProblems', () => {
   })
 })
 
-describe('YAML 1.1 readers (go-yaml v2: Argo CD, kubectl)', () => {
+// Values that go-yaml v2 (YAML 1.1: Argo CD, kubectl via sigs.k8s.io/yaml) reads as another type.
+// Coder's version rule (naming.ts VERSION_NAME_PATTERN) admits all but `~`, `.inf`, `-.inf`,
+// `.NaN`, `.5`, `+12` and `1:20`: those are tried as parameter names and values only.
+const YAML11_TRAPS = [
+  ...['yes', 'no', 'on', 'off', 'y', 'n', '~', 'null', '1_000', '0b101', '1e3', '0x1F', '.inf'],
+  ...['012', 'Yes', 'OFF', 'True', 'NULL', '+12', '.5', '-.inf', '.NaN', '1E3', '1:20'],
+  // Go's strconv.ParseInt(s, 0, 64), under go-yaml's int rule, also takes these prefixes.
+  ...['0o17', '0O17', '0X1F', '0B101']
+]
+
+function trapManifest(trap: string): CoderTemplateTest {
+  return buildTestManifest({
+    ...PARAMS,
+    version: versionNameProblem(trap) === null ? trap : 'v1',
+    parameters: [
+      { name: trap, value: trap },
+      { name: 'plain', value: 'text' }
+    ]
+  })
+}
+
+// Names of Kubernetes objects and Coder templates may be traps too, where their rules allow.
+const TRAP_NAMES = buildTestManifest({
+  ...PARAMS,
+  testName: 'y',
+  namespace: 'yes',
+  controlPlane: 'on',
+  organization: 'no',
+  template: 'off',
+  version: 'null'
+})
+
+const TRAP_ROWS: [string, CoderTemplateTest][] = [
+  ...YAML11_TRAPS.map((trap) => [trap, trapManifest(trap)] as [string, CoderTemplateTest]),
+  ['names', TRAP_NAMES]
+]
+
+/** The Go type that go-yaml v2 must give each scalar, by the path the Go reader reports. */
+function goTypesOf(value: unknown, path = '', out: Record<string, string> = {}) {
+  if (Array.isArray(value)) value.forEach((item, i) => goTypesOf(item, `${path}/${i}`, out))
+  else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) goTypesOf(item, `${path}/${key}`, out)
+  } else out[path] = typeof value === 'number' ? 'int' : typeof value
+  return out
+}
+
+describe('quotes values that YAML would otherwise read as other types', () => {
+  it.each(TRAP_ROWS)('%j reads back unchanged with the yaml library in YAML 1.1 mode', (_, m) => {
+    expect(YAML.parse(renderManifest(m), { version: '1.1' })).toEqual(m)
+  })
+
+  it('covers every trap as a version name where Coder allows it', () => {
+    const versions = TRAP_ROWS.map(([, m]) => m.spec.version.name).filter((v) => v !== 'v1')
+    expect(versions.length).toBeGreaterThanOrEqual(20)
+  })
+})
+
+describeWithGo('reads back with go-yaml v2, as kubectl and Argo CD do', (go) => {
+  const readings = go.readYaml(TRAP_ROWS.map(([, m]) => renderManifest(m)))
+
+  it.each(TRAP_ROWS.map(([trap, m], i) => [trap, m, readings[i]] as const))(
+    '%j: every field keeps its value and its type',
+    (_, manifest, reading) => {
+      expect(reading.error).toBeUndefined()
+      expect(reading.json).toEqual(manifest)
+      expect(reading.types).toEqual(goTypesOf(manifest))
+    }
+  )
+
+  it('keeps a value plain only when go-yaml v2 reads it as that same string', () => {
+    const candidates = [...YAML11_TRAPS, 'v1.0.0', 'acme.docker', 'coder-tests', 'yES', '0b2']
+    const plain = candidates.filter(isPlainInYaml11)
+    const read = go.readYaml(plain.map((value) => `value: ${value}\n`))
+    const misread = plain.filter(
+      (value, i) => (read[i].json as { value?: unknown } | undefined)?.value !== value
+    )
+    expect(plain).toContain('v1.0.0')
+    expect(misread).toEqual([])
+  })
+})
+
+describe('isPlainInYaml11', () => {
   it.each([
-    ['yes', false],
-    ['No', false],
-    ['on', false],
-    ['OFF', false],
-    ['y', false],
-    ['n', false],
-    ['1_000', false],
-    ['0b101', false],
-    ['012', false],
+    ...YAML11_TRAPS.map((trap) => [trap, false] as const),
     ['1.5', false],
-    ['~', false],
     ['', false],
     ['plain text', true],
     ['v1.0.0', true],
@@ -231,25 +296,5 @@ describe('YAML 1.1 readers (go-yaml v2: Argo CD, kubectl)', () => {
     ['coder-tests', true]
   ])('%j stays plain: %s', (value, plain) => {
     expect(isPlainInYaml11(value)).toBe(plain)
-  })
-
-  it('quotes every such value, so that a 1.1 parse gives the strings back', () => {
-    const values = ['yes', 'off', 'y', '1_000', '0b101', '1.5', 'null', 'true', 'text']
-    const text = renderManifest(
-      buildTestManifest({
-        testName: 'docker-v1',
-        namespace: 'n',
-        controlPlane: 'on',
-        organization: 'acme',
-        template: 'docker',
-        version: 'v1',
-        parameters: values.map((value, i) => ({ name: `p${i}`, value })),
-        timeoutSeconds: 900
-      })
-    )
-    const read = YAML.parse(text, { version: '1.1' })
-    expect(read.metadata.namespace).toBe('n')
-    expect(read.spec.controlPlaneRef.name).toBe('on')
-    expect(read.spec.parameters.map((p: { value: unknown }) => p.value)).toEqual(values)
   })
 })

@@ -12,23 +12,25 @@ const FAILURE_ADVICE: Record<string, string> = {
   CreateRejected:
     'Coder refused to create the workspace, often because of a missing or invalid parameter; check test-parameters against the template.',
   CreateOutcomeUnknown:
-    'The controller could not confirm whether the workspace was created; check Coder for a leftover workspace and run a new test.',
+    'The controller could not confirm whether {workspace} was created; check Coder for a leftover workspace of that name and run a new test.',
   WorkspaceNameConflict:
-    "A workspace with the test's name exists in Coder but is not this test's; delete it or use a new test name.",
-  BuildFailed: 'The workspace build failed; read the build log of the test workspace in Coder.',
+    "A workspace with the test's name ({workspace}) exists in Coder but is not this test's; delete it or use a new test name.",
+  BuildFailed: 'The workspace build failed; read the build log of {workspace} in Coder.',
   BuildCanceled: 'The workspace build was canceled; run the test again with a new version name.',
   NoAgents:
     'The template has no top-level agent; a test needs at least one agent to prove the workspace works.',
   AgentConnectionTimeout:
-    'An agent never connected; check the agent init script, networking from the workspace to Coder, and the image.',
-  AgentStartError: "An agent's startup script failed; read the agent's startup log in Coder.",
+    'An agent of {workspace} never connected; check the agent init script, networking from the workspace to Coder, and the image.',
+  AgentStartError:
+    "An agent's startup script failed; read the agent's startup log of {workspace} in Coder.",
   AgentStartTimeout:
-    "An agent's startup script took too long; speed it up or raise its startup timeout.",
-  AgentStopped: 'An agent stopped during the test; check the workspace for crashes or evictions.',
-  WorkspaceChangedExternally: 'Someone changed the test workspace during the test; run a new test.',
-  WorkspaceDeletedExternally: 'Someone deleted the test workspace during the test; run a new test.',
+    "An agent's startup script in {workspace} took too long; speed it up or raise its startup timeout.",
+  AgentStopped:
+    'An agent of {workspace} stopped during the test; check it for crashes or evictions.',
+  WorkspaceChangedExternally: 'Someone changed {workspace} during the test; run a new test.',
+  WorkspaceDeletedExternally: 'Someone deleted {workspace} during the test; run a new test.',
   DeleteBuildFailed:
-    'Agents were ready but the delete build failed; the controller keeps retrying the delete. Check the delete build log.',
+    'Agents were ready but the delete build of {workspace} failed; the controller keeps retrying the delete. Check the delete build log.',
   ControlPlaneGone: 'The CoderControlPlane disappeared (for example its namespace was deleted).'
 }
 
@@ -51,10 +53,15 @@ const WAIT_ADVICE: Record<string, string> = {
   CoderUnavailable: 'The controller cannot reach Coder or is rate-limited.'
 }
 
-export function adviceForFailure(reason: string): string {
-  return FAILURE_ADVICE[reason] ?? ''
+/** The advice for a failure reason, naming the test workspace when the status gave its name. */
+export function adviceForFailure(reason: string, workspaceName = ''): string {
+  const where = workspaceName ? `the test workspace ${workspaceName}` : 'the test workspace'
+  // The reason is foreign text: only own keys (not `constructor`), and a replacer function so that
+  // `$&` in a workspace name stays literal.
+  const advice = Object.hasOwn(FAILURE_ADVICE, reason) ? FAILURE_ADVICE[reason]! : ''
+  return advice.replace('{workspace}', () => where)
 }
 
 export function adviceForWait(lastReason: string): string {
-  return WAIT_ADVICE[lastReason] ?? ''
+  return Object.hasOwn(WAIT_ADVICE, lastReason) ? WAIT_ADVICE[lastReason]! : ''
 }

@@ -1,4 +1,7 @@
-import { describe, expect, it } from '@jest/globals'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from '@jest/globals'
 import {
   type InputName,
   parseInputs,
@@ -6,6 +9,7 @@ import {
   type Settings,
   WAIT_ALLOWANCE_SECONDS
 } from '../../src/inputs.js'
+import { validateInputs } from '../../src/steps/inputs.js'
 import { hasVersionMarker } from '../../src/version-identity.js'
 
 type Inputs = Partial<Record<InputName, string>>
@@ -33,7 +37,7 @@ const VALID: Inputs = {
 }
 
 /** A value that must never show in an error: it stands for a secret in a variables file. */
-const FILE_SECRET = 'file-secret-value'
+const FILE_SECRET = 'Wd3Hs8Kp1Qm6'
 const FILES: Record<string, string> = {
   '/work/repo/vars.yaml': `region: eu\nimage_tag: 1.10\nmask: 0x1F\nflag: True\nempty: ~\nsize: small\npassword: ${FILE_SECRET}\n`,
   '/work/repo/broken.yaml': `a: [unclosed ${FILE_SECRET}`,
@@ -41,6 +45,83 @@ const FILES: Record<string, string> = {
   '/work/repo/nested.yaml': `db:\n  password: ${FILE_SECRET}\n`,
   '/work/repo/twice.yaml': `a: ${FILE_SECRET}\na: ${FILE_SECRET}\n`
 }
+
+// Secret values that look like nothing else, so that a part of one cannot occur by chance.
+const SECRETS = {
+  'coder-token': 'Qz7xLm2VwR4t8KyP',
+  'gitops-token': 'ghp_Hn3JqB6sWd9FcX1Z',
+  'github-token': 'ghs_Tu5MvY8kGe2NaR7L',
+  variables: ['Vq9sK3dLp7Wm', 'Jx4cN8bTz2Hr', 'Fy6wQ1gUe5Ao', 'Bk2mZ7vXr9Ld']
+} as const
+const URL_USER = 'adminPw7Xc3'
+const URL_PASSWORD = 'Rk8Lq2Ts6Vn'
+/** A secret counts as shown when this many of its characters appear in a row. */
+const SECRET_PART = 5
+
+/** Every part of a secret (SECRET_PART characters or more) found in `text`. */
+function secretPartsIn(text: string, extra: string[] = []): string[] {
+  const secrets = [
+    SECRETS['coder-token'],
+    SECRETS['gitops-token'],
+    SECRETS['github-token'],
+    ...SECRETS.variables,
+    URL_USER,
+    URL_PASSWORD,
+    FILE_SECRET,
+    ...extra
+  ]
+  const found: string[] = []
+  for (const secret of secrets)
+    for (let at = 0; at + SECRET_PART <= secret.length; at += 1) {
+      const part = secret.slice(at, at + SECRET_PART)
+      if (text.includes(part)) found.push(secret.length === SECRET_PART ? part : secret)
+    }
+  return [...new Set(found)]
+}
+
+/** Every input broken at once, the secret ones holding real values. */
+const EVERY_RULE_BROKEN: Inputs = {
+  'coder-url': `https://${URL_USER}:${URL_PASSWORD}@coder.example.com`,
+  'coder-token': SECRETS['coder-token'],
+  template: 'new',
+  organization: 'acme corp',
+  directory: '../elsewhere',
+  version: 'feature/x',
+  message: 'm'.repeat(65537),
+  // Every line rule of NAME=VALUE, each line holding a secret.
+  variables: [
+    `db_password=${SECRETS.variables[0]}`,
+    `db_password=${SECRETS.variables[1]}`,
+    `=${SECRETS.variables[2]}`,
+    SECRETS.variables[3]
+  ].join('\n'),
+  'variables-file': 'broken.yaml',
+  'create-template': 'yes',
+  'test-parameters': 'a=1\na=2',
+  'test-timeout-seconds': '59',
+  namespace: 'Coder_Tests',
+  'control-plane': 'Coder',
+  'test-name': 'Docker_V2',
+  'gitops-repository': 'acme',
+  'gitops-branch': 'bad..branch',
+  'gitops-path': '/abs',
+  'gitops-token': SECRETS['gitops-token'],
+  promote: 'maybe',
+  'allow-rollback': 'yes',
+  'wait-timeout-seconds': '0',
+  'sync-timeout-seconds': 'ten',
+  'gitops-mode': 'pr',
+  'pull-request-merge': 'squash',
+  'pull-request-merge-method': 'ff',
+  'pull-request-labels': 'l'.repeat(51),
+  'merge-timeout-seconds': '0',
+  'keep-tests': '-1',
+  'comment-on-pr': 'True',
+  'github-token': SECRETS['github-token']
+}
+const BROKEN_INPUTS = Object.keys(EVERY_RULE_BROKEN)
+  .filter((name) => !['coder-token', 'gitops-token', 'github-token'].includes(name))
+  .sort()
 
 function parse(overrides: Inputs = {}, context = CONTEXT, reads: string[] = []) {
   const inputs = { ...VALID, ...overrides }
@@ -225,12 +306,19 @@ describe('parseInputs', () => {
     expect(errorsOf({ template: 'new', namespace: 'X', promote: 'maybe' })).toHaveLength(3)
   })
 
-  it('never shows a secret value in an error', () => {
-    const result = parse({ 'coder-token': '  ', 'gitops-token': '' })
+  it('never shows a secret value in an error, with every rule failing at once', () => {
+    const result = parse(EVERY_RULE_BROKEN)
     expect(result.ok).toBe(false)
-    const text = JSON.stringify(result)
-    expect(text).not.toContain('coder-secret-token')
-    expect(text).not.toContain('ghs_secret')
+    if (result.ok) return
+    // Each rule built its message: every broken input is named.
+    expect([...new Set(result.errors.map((e) => e.input))].sort()).toEqual(BROKEN_INPUTS)
+    expect(secretPartsIn(result.errors.map((e) => e.message).join('\n'))).toEqual([])
+  })
+
+  it('the secret check finds a secret and a part of one', () => {
+    expect(secretPartsIn(`token ${SECRETS['coder-token']}`)).toContain(SECRETS['coder-token'])
+    expect(secretPartsIn(`a ${URL_PASSWORD.slice(2, 2 + SECRET_PART)} b`)).toHaveLength(1)
+    expect(secretPartsIn(`${URL_PASSWORD.slice(0, SECRET_PART - 1)}`)).toEqual([])
   })
 
   it('derives the version of a pull request from its head sha', () => {
@@ -434,5 +522,63 @@ describe('parseInputs: coder-url credentials and the version message', () => {
     const { coder } = settingsOf({ message })
     expect(coder.message).toBe(expected)
     expect(hasVersionMarker(coder.message, CONTEXT.sha)).toBe(true)
+  })
+})
+
+// The inputs step adds the kubeconfig: its errors must not show the content's secrets either,
+// with every other rule failing beside it.
+describe('validateInputs: no secret in any error, the kubeconfig included', () => {
+  const workspace = mkdtempSync(join(tmpdir(), 'inputs-secrets-'))
+  writeFileSync(join(workspace, 'broken.yaml'), `a: [unclosed ${FILE_SECRET}`)
+  afterAll(() => rmSync(workspace, { recursive: true, force: true }))
+  const KUBE = {
+    token: 'Kt5Rw9Zb3Nq7',
+    password: 'Pm4Xs8Dv2Lc6',
+    keyData: Buffer.from('Ek7Yh3Ju9Wf1 private key').toString('base64')
+  }
+  const kubeSecrets = [KUBE.token, KUBE.password, KUBE.keyData, 'Ek7Yh3Ju9Wf1']
+  const users = `users:\n- name: ci\n  user:\n    token: ${KUBE.token}\n    password: ${KUBE.password}\n    client-key-data: ${KUBE.keyData}\n`
+  const cluster = 'clusters:\n- name: c\n  cluster:\n    server: https://k8s.example.com\n'
+  const context = (name: string, clusterName = 'c') =>
+    `contexts:\n- name: ${name}\n  context:\n    cluster: ${clusterName}\n    user: ci\n`
+
+  it.each<[string, string, string]>([
+    ['broken YAML around the token', `apiVersion: v1\n${users}   bad: [`, ''],
+    ['an unclosed quote in the token', `${users.replace(KUBE.token, `"${KUBE.token}`)}`, ''],
+    ['the token alone', KUBE.token, ''],
+    ['a list of secrets', `- ${KUBE.token}\n- ${KUBE.password}`, ''],
+    ['no current-context', `apiVersion: v1\nkind: Config\n${cluster}${context('ci')}${users}`, ''],
+    [
+      'a kube-context that does not exist',
+      `apiVersion: v1\nkind: Config\n${cluster}${context('ci')}${users}current-context: ci\n`,
+      'missing'
+    ],
+    [
+      'a context naming no cluster',
+      `apiVersion: v1\nkind: Config\n${context('ci', 'gone')}${users}current-context: ci\n`,
+      ''
+    ]
+  ])('%s', (_, kubeconfig, kubeContext) => {
+    const inputs: Inputs = { ...EVERY_RULE_BROKEN, kubeconfig, 'kube-context': kubeContext }
+    const masked: string[] = []
+    const result = validateInputs({
+      read: (name) => inputs[name] ?? '',
+      env: {
+        GITHUB_WORKSPACE: workspace,
+        GITHUB_REPOSITORY: 'acme/templates',
+        GITHUB_SHA: CONTEXT.sha
+      },
+      mask: (secret) => masked.push(secret)
+    })
+    expect(result.ok).toBe(false)
+    if (result.ok) return
+    const problems = result.failure.problems
+    // The kubeconfig's own error is among them, beside one per broken input.
+    expect(problems.filter((p) => /^Input "(kubeconfig|kube-context)"/.test(p))).toHaveLength(1)
+    expect(problems.length).toBeGreaterThanOrEqual(BROKEN_INPUTS.length + 1)
+    expect(secretPartsIn(JSON.stringify(result), kubeSecrets)).toEqual([])
+    // Every secret input is masked before anything can be logged.
+    for (const secret of [SECRETS['coder-token'], SECRETS['gitops-token'], URL_PASSWORD])
+      expect(masked).toContain(secret)
   })
 })

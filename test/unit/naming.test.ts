@@ -3,6 +3,7 @@ import {
   coderNameProblem,
   deriveVersion,
   dnsLabelProblem,
+  dnsSubdomainProblem,
   sanitiseVersion,
   stableHash,
   testNameFor,
@@ -82,6 +83,27 @@ describe('deriveVersion', () => {
       },
       'pr-42-0123456',
       'pull_request'
+    ],
+    [
+      {
+        eventName: 'pull_request_target',
+        ref: 'refs/heads/main',
+        sha: 'ffffffffffffffffffffffffffffffffffffffff',
+        pullRequest: { number: 42, headSha: SHA }
+      },
+      'pr-42-0123456',
+      'pull_request'
+    ],
+    // A payload with a pull request in another event (e.g. a push): the ref decides.
+    [
+      {
+        eventName: 'push',
+        ref: 'refs/heads/main',
+        sha: SHA,
+        pullRequest: { number: 42, headSha: 'ffffffffffffffffffffffffffffffffffffffff' }
+      },
+      'main-0123456',
+      'branch'
     ]
   ])('%j -> %s', (context, name, source) => {
     const derived = deriveVersion(context)
@@ -136,6 +158,11 @@ describe('testNameFor', () => {
     expect(dnsLabelProblem(testNameFor(template, version))).toBeNull()
   })
 
+  it('keeps a name of exactly 63 characters whole', () => {
+    const version = 'v'.repeat(63 - 'docker-'.length)
+    expect(testNameFor('docker', version)).toBe(`docker-${version}`)
+  })
+
   it('cuts a 64-character version to 63 characters with a stable hash suffix', () => {
     const version = 'v'.repeat(64)
     const name = testNameFor('docker', version)
@@ -152,5 +179,47 @@ describe('testNameFor', () => {
   it('never ends the cut part with a hyphen', () => {
     const name = testNameFor('docker', `${'a'.repeat(44)}-${'b'.repeat(19)}`)
     expect(dnsLabelProblem(name)).toBeNull()
+  })
+})
+
+describe('dnsLabelProblem', () => {
+  it.each([
+    ['coder-tests', null],
+    ['a', null],
+    ['0abc', null],
+    ['x'.repeat(63), null],
+    ['x'.repeat(64), 'at most 63'],
+    ['', 'at least 1'],
+    ['Coder', 'DNS-1123 label'],
+    ['-a', 'DNS-1123 label'],
+    ['a-', 'DNS-1123 label'],
+    ['a.b', 'DNS-1123 label'],
+    ['a_b', 'DNS-1123 label']
+  ])('%j -> %j', (name, problem) => {
+    const result = dnsLabelProblem(name)
+    if (problem === null) expect(result).toBeNull()
+    else expect(result).toContain(problem)
+  })
+})
+
+describe('dnsSubdomainProblem', () => {
+  const long = (n: number) => `${'a'.repeat(60)}.`.repeat(5).slice(0, n - 1) + 'z'
+  it.each([
+    ['coder', null],
+    ['coder.prod-1', null],
+    ['a.b.c', null],
+    [long(253), null],
+    [long(254), 'at most 253'],
+    ['', 'at least 1'],
+    ['Coder', 'DNS-1123 subdomain'],
+    ['a..b', 'DNS-1123 subdomain'],
+    ['.a', 'DNS-1123 subdomain'],
+    ['a.', 'DNS-1123 subdomain'],
+    ['a.-b', 'DNS-1123 subdomain'],
+    ['a_b', 'DNS-1123 subdomain']
+  ])('%j -> %j', (name, problem) => {
+    const result = dnsSubdomainProblem(name)
+    if (problem === null) expect(result).toBeNull()
+    else expect(result).toContain(problem)
   })
 })

@@ -67,4 +67,26 @@ describe('guardPromotion', () => {
     expect(rollback.kind === 'refused' && rollback.message).toContain('allow-rollback: true')
     expect(changed.kind === 'refused' && changed.message).not.toContain('allow-rollback')
   })
+
+  it.each<[string, VersionFacts, VersionFacts, string]>([
+    ['both times known', ours, newer, `(${newer.createdAt} after ${ours.createdAt})`],
+    ['the active time unknown', ours, unknown, '(or the creation times are unknown)'],
+    ['our time unknown', v('ours', ''), newer, '(or the creation times are unknown)']
+  ])(
+    'a rollback refusal shows the creation times only when both are known: %s',
+    (_, o, a, text) => {
+      const decision = guardPromotion({ ours: o, starting: a, active: a, allowRollback: false })
+      expect(decision.kind === 'refused' && decision.why).toBe('rollback')
+      expect(decision.kind === 'refused' && decision.message).toContain(text)
+    }
+  )
+
+  it('names the starting version, or none, when another writer changed it', () => {
+    const changed = guardPromotion({ ours, starting: older, active: newer, allowRollback: false })
+    const created = guardPromotion({ ours, starting: null, active: newer, allowRollback: false })
+    expect(changed.kind === 'refused' && changed.message).toContain(
+      'it was name-older (older) when the run started and is name-newer (newer) now'
+    )
+    expect(created.kind === 'refused' && created.message).toContain('it was none when the run')
+  })
 })

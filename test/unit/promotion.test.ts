@@ -413,6 +413,8 @@ describe('decideAnswer: texts that only look like a documented answer take the s
       reRead(false)
     ],
     ['429 page of a proxy', status(429, PROXY_PAGE(429, RATE_LIMITED)), reRead(true)],
+    ['429 Status with another reason', kube(429, 'InternalError', RATE_LIMITED), reRead(true)],
+    ['429 Status without a reason', kube(429, '', RATE_LIMITED), reRead(true)],
     [
       '500 wrapped with another cause',
       kube(500, '', `resolve codersdk client for namespace "${NS}": dial tcp: i/o timeout`),
@@ -472,6 +474,36 @@ describe('decideAfterReread', () => {
     expect(next.kind).toBe(kind)
     if (text) expect(next.kind === 'fail' ? next.message : JSON.stringify(next)).toContain(text)
     if (next.kind === 'promoted') expect(next.confirmedBy).toBe('re-read')
+  })
+})
+
+// A dry run changes nothing: our version active on the re-read was active before, whatever the
+// start said; the previous version still active is the expected state, not another writer's.
+describe('decideAfterReread in a dry run', () => {
+  it.each<[string, string | null, string, boolean, string, string]>([
+    ['ours active', OURS, PREVIOUS, true, 'promoted', 'AlreadyActive'],
+    ['ours active, the start unknown', OURS, '', true, 'promoted', 'AlreadyActive'],
+    ['ours was already active', OURS, OURS, false, 'promoted', 'AlreadyActive'],
+    ['previous still active, nothing applied', PREVIOUS, PREVIOUS, true, 'retry', 'still active'],
+    ['a third version', THIRD, PREVIOUS, true, 'fail', `Another writer activated version ${THIRD}`],
+    ['unknown previous and another version', PREVIOUS, '', true, 'fail', 'unknown'],
+    ['read failed', null, PREVIOUS, false, 're-read', 'could not be read']
+  ])('%s -> %s', (_, active, previous, retryIfUnchanged, kind, text) => {
+    const next = decideAfterReread(active, OURS, previous, 'dry-run', {
+      why: '503',
+      retryIfUnchanged
+    })
+    expect(next.kind).toBe(kind)
+    expect(JSON.stringify(next)).toContain(text)
+    if (next.kind === 're-read') expect(next.retryIfUnchanged).toBe(retryIfUnchanged)
+    if (next.kind === 'promoted') {
+      expect(next.result).toBe('AlreadyActive')
+      expect([next.confirmedBy, next.activeVersionID, next.previousActiveVersionID]).toEqual([
+        're-read',
+        OURS,
+        previous
+      ])
+    }
   })
 })
 

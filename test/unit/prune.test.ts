@@ -75,6 +75,13 @@ describe('selectPrunable', () => {
       [p('x')]
     ],
     [
+      'an empty active version name protects no manifest without a version name',
+      [{ path: `${DIR}/id-only.yaml`, versionName: '', createdAt: null }],
+      1,
+      '',
+      [`${DIR}/id-only.yaml`]
+    ],
+    [
       'a manifest without a version name is not the active one',
       [{ path: `${DIR}/id-only.yaml`, versionName: '', createdAt: null }],
       1,

@@ -134,6 +134,8 @@ describe('autoMergeDecision', () => {
       [unprocessable('Branch "Auto merge is not allowed for this repository" is protected')],
       'refused'
     ],
+    [[unprocessable('Branch main: Auto merge is not allowed for this repository')], 'refused'],
+    [[unprocessable('A check says Pull request is in clean status')], 'refused'],
     [
       [unprocessable('Pull request Pull request is in clean status, but the head moved')],
       'refused'

@@ -61,6 +61,28 @@ describe('verdictOf', () => {
       'succeeded-not-ready'
     ],
     [
+      'Succeeded, Ready=Unknown',
+      test({ observedGeneration: 2, phase: 'Succeeded', conditions: [ready('Unknown')] }),
+      'waiting',
+      'succeeded-not-ready'
+    ],
+    [
+      'Succeeded, another condition True but no Ready',
+      test({
+        observedGeneration: 2,
+        phase: 'Succeeded',
+        conditions: [{ type: 'WorkspaceDeleted', status: 'True' }]
+      }),
+      'waiting',
+      'succeeded-not-ready'
+    ],
+    [
+      'Succeeded, conditions not a list',
+      test({ observedGeneration: 2, phase: 'Succeeded', conditions: { Ready: 'True' } }),
+      'waiting',
+      'succeeded-not-ready'
+    ],
+    [
       'Succeeded, no conditions',
       test({ observedGeneration: 2, phase: 'Succeeded' }),
       'waiting',

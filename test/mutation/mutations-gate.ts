@@ -1,0 +1,246 @@
+// Mutations of the gate's own decisions: integrity, verdict, promotion, names, advice, secrets.
+import { type MutatedModule, mutationsOf } from './mutation-types.js'
+
+export const GATE_MODULES: MutatedModule[] = [
+  {
+    name: 'integrity',
+    tests: ['test/unit/integrity.test.ts', 'test/unit/manifest.test.ts'],
+    mutations: mutationsOf('src/integrity.ts', [
+      ['if (!pushed.id || !pushed.name)', 'if (!pushed.id && !pushed.name)', 'half-known push'],
+      ['status.templateVersionID !== pushed.id', 'status.templateVersionID === pushed.id', 'ID =='],
+      [
+        'if (status.templateVersionName !== pushed.name) {',
+        'if (status.templateVersionName === undefined) {',
+        'only a missing version name counts'
+      ],
+      [
+        'const problems = specDifferences(committedSpec, test.spec)',
+        'const problems: string[] = []',
+        'the spec is not compared'
+      ],
+      [
+        "problems.push('the pushed version is unknown, so nothing can prove it')",
+        '',
+        'an unknown push proves itself'
+      ]
+    ])
+  },
+  {
+    name: 'verdict',
+    tests: ['test/unit/verdict.test.ts'],
+    mutations: mutationsOf('src/verdict.ts', [
+      [
+        "typeof status.observedGeneration !== 'number' ||",
+        "typeof status.observedGeneration !== 'number' &&",
+        'a stale generation passes'
+      ],
+      ["c.status === 'True' &&", "c.status !== 'False' &&", 'Ready=Unknown passes'],
+      ["c.type === 'Ready' &&", '', 'any condition True passes'],
+      [
+        'c.observedGeneration === undefined || c.observedGeneration === generation',
+        'c.observedGeneration === undefined || c.observedGeneration !== generation',
+        'Ready of another generation'
+      ],
+      [
+        'if (!Array.isArray(conditions)) return false',
+        'if (!Array.isArray(conditions)) return true',
+        'Succeeded without conditions passes'
+      ],
+      ["    case 'Running':\n", '', 'Running is an unknown phase']
+    ])
+  },
+  {
+    name: 'promotion-guard',
+    tests: ['test/unit/promotion-guard.test.ts'],
+    mutations: mutationsOf('src/promotion-guard.ts', [
+      [
+        'if (active.id === ours.id) return',
+        'if (active.id === ours.id && starting !== null) return',
+        'ours active in a new template is refused'
+      ],
+      [
+        'starting === null || active.id !== starting.id',
+        'starting !== null && active.id !== starting.id',
+        'a new template counts as unchanged'
+      ],
+      ['return a < o', 'return a <= o', 'the same instant counts as older'],
+      [
+        'if (Number.isNaN(a) || Number.isNaN(o)) return false',
+        'if (Number.isNaN(a) || Number.isNaN(o)) return true',
+        'unknown times count as older'
+      ],
+      [
+        '!input.allowRollback && !isOlder(active, ours)',
+        '!input.allowRollback || !isOlder(active, ours)',
+        'allow-rollback ignored'
+      ],
+      [
+        'active.createdAt && ours.createdAt ?',
+        'active.createdAt || ours.createdAt ?',
+        'the refusal shows a missing time'
+      ]
+    ])
+  },
+  {
+    name: 'promotion',
+    tests: ['test/unit/promotion.test.ts'],
+    mutations: mutationsOf('src/promotion.ts', [
+      [
+        "return reason === 'TooManyRequests' ? retry : reRead(true)",
+        'return reason !== null ? retry : reRead(true)',
+        'any 429 Status is retried blindly'
+      ],
+      [
+        "if (status?.kind !== 'Status' || status.code !== answer.httpStatus) return null",
+        "if (status?.kind !== 'Status') return null",
+        'a Status of another code counts'
+      ],
+      [
+        'f.messages.includes(text)',
+        'f.messages.some((m) => text.includes(m))',
+        'a documented text inside another counts'
+      ],
+      [
+        "return reRead(known === 'nothing-changed')",
+        "return reRead(known !== 'not-attempted')",
+        'a superseded answer retries'
+      ],
+      [
+        "if (mode === 'promote' && status.activeVersionID !== versionID) {",
+        "if (mode === 'dry-run' && status.activeVersionID !== versionID) {",
+        'the active version of a promotion is not checked'
+      ],
+      [
+        "previousActiveVersionID === versionID || mode === 'dry-run' ? 'AlreadyActive' : 'Promoted'",
+        "previousActiveVersionID === versionID ? 'AlreadyActive' : 'Promoted'",
+        'a dry run re-read reports Promoted'
+      ],
+      [
+        'activeVersionID === previousActiveVersionID &&\n    after.retryIfUnchanged',
+        'activeVersionID === previousActiveVersionID',
+        'retries over a superseded promotion'
+      ]
+    ])
+  },
+  {
+    name: 'version-identity',
+    tests: ['test/unit/version-identity.test.ts', 'test/unit/inputs.test.ts'],
+    mutations: mutationsOf('src/version-identity.ts', [
+      [
+        'if (commitSha.length < MARKER_SHA_LENGTH) return false',
+        'if (commitSha.length < MARKER_SHA_LENGTH) return true',
+        'a short sha owns every version'
+      ],
+      [
+        'const MARKER_PATTERN = /\\(commit ([0-9a-f]{12})(?:, [^()\\s]+)?\\)$/',
+        'const MARKER_PATTERN = /\\(commit ([0-9a-f]{12})(?:, [^()\\s]+)?\\)/',
+        'a marker anywhere in the message counts'
+      ],
+      ['MARKER_PATTERN.exec(message.trimEnd())', 'MARKER_PATTERN.exec(message)', 'trailing blanks'],
+      [
+        'found?.[1] === commitSha.slice(0, MARKER_SHA_LENGTH).toLowerCase()',
+        'found?.[1] === commitSha.slice(0, MARKER_SHA_LENGTH)',
+        'an upper-case sha never matches'
+      ],
+      [
+        'const MARKER_PATTERN = /\\(commit ([0-9a-f]{12})(?:, [^()\\s]+)?\\)$/',
+        'const MARKER_PATTERN = /\\(commit ([0-9a-f]{12})(?:, [^()]+)?\\)$/',
+        'any words after the sha count'
+      ]
+    ])
+  },
+  {
+    name: 'naming',
+    tests: ['test/unit/naming.test.ts'],
+    mutations: mutationsOf('src/naming.ts', [
+      [
+        'if (name.length > CODER_NAME_MAX)',
+        'if (name.length >= CODER_NAME_MAX)',
+        '32 characters refused'
+      ],
+      [
+        "if (pr && context.eventName.startsWith('pull_request'))",
+        'if (pr)',
+        'a push with a pull request payload is named as a pull request'
+      ],
+      [
+        'const head = sanitiseVersion(branch, VERSION_NAME_MAX - suffix.length)',
+        'const head = sanitiseVersion(branch)',
+        'a long branch pushes the sha out'
+      ],
+      ['(run) => run[0] as string', '(run) => run', 'separator runs kept'],
+      [
+        'if (mapped.length <= DNS1123_LABEL_MAX) return mapped',
+        'if (mapped.length < DNS1123_LABEL_MAX) return mapped',
+        'a 63-character test name is cut'
+      ],
+      [
+        'if (name.length > DNS1123_SUBDOMAIN_MAX) {',
+        'if (name.length >= DNS1123_SUBDOMAIN_MAX) {',
+        '253 characters refused'
+      ]
+    ])
+  },
+  {
+    // Not a decision table: the "never shows a secret value" tests of inputs.test.ts.
+    name: 'input secrets',
+    tests: ['test/unit/inputs.test.ts'],
+    mutations: [
+      ...mutationsOf('src/input-rules.ts', [
+        ['      options.hideValue ||\n', '', 'a URL with a password is shown'],
+        [
+          'message: `Input "${input}" line ${index + 1} is invalid: ${problem}.`',
+          'message: `Input "${input}" line ${index + 1} (${line}) is invalid: ${problem}.`',
+          'a NAME=VALUE line is shown'
+        ],
+        [
+          'if (userInfoOf(text) !== null) return CREDENTIALS_RULE',
+          '',
+          'credentials are found only where WHATWG parses the URL'
+        ]
+      ]),
+      ...mutationsOf('src/steps/inputs.ts', [
+        [
+          "  urlCredentials(input.read('coder-url')).forEach(input.mask)\n",
+          '',
+          'the password of coder-url is not masked'
+        ],
+        [
+          'if (value) input.mask(value)',
+          "if (value && name !== 'gitops-token') input.mask(value)",
+          'gitops-token is not masked'
+        ]
+      ]),
+      ...mutationsOf('src/inputs.ts', [
+        [
+          "{ hideValue: problem.includes('credentials') }",
+          '{ hideValue: false }',
+          'the credentials rule shows the URL'
+        ]
+      ])
+    ]
+  },
+  {
+    name: 'wait-advice',
+    tests: ['test/unit/wait-advice.test.ts'],
+    mutations: mutationsOf('src/steps/wait-advice.ts', [
+      [
+        "replace('{workspace}', () => where)",
+        "replace('{workspace}', () => 'the test workspace')",
+        'the workspace name is left out'
+      ],
+      [
+        "FAILURE_ADVICE[reason]! : ''",
+        "FAILURE_ADVICE[reason]! : 'Read the message.'",
+        'an unknown reason gets advice'
+      ],
+      ['  BuildCanceled:', '  BuildCancelled:', 'a reason spelt otherwise than Coder'],
+      ["  '': 'The controller never wrote", "  none: 'The controller never wrote", 'no status'],
+      [
+        "WAIT_ADVICE[lastReason]! : ''",
+        "WAIT_ADVICE[lastReason]! : (FAILURE_ADVICE[lastReason] ?? '')",
+        'a failure reason advises a wait'
+      ]
+    ])
+  }
+]

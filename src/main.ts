@@ -80,7 +80,10 @@ async function finish(
     observed,
     actionRepository: env.GITHUB_ACTION_REPOSITORY,
     actionRef: env.GITHUB_ACTION_REF,
-    serverUrl: env.GITHUB_SERVER_URL
+    serverUrl: env.GITHUB_SERVER_URL,
+    repository: env.GITHUB_REPOSITORY,
+    runId: env.GITHUB_RUN_ID,
+    runAttempt: env.GITHUB_RUN_ATTEMPT
   })
   await publishReport(report, gate, env)
   return report

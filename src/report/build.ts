@@ -4,6 +4,16 @@ import { manifestPathOf } from '../manifest.js'
 import type { Journal } from '../steps/journal.js'
 import type { Failure } from '../steps/step.js'
 import type { VersionFacts } from '../promotion-guard.js'
+import { leftBehind } from './left-behind.js'
+import {
+  coderVersionUrl,
+  commitUrlOf,
+  type RunRef,
+  runLabelOf,
+  runUrlOf,
+  serverOfPullRequest,
+  troubleshootingUrlOf
+} from './links.js'
 import { emptyReport, type Outcome, type RunReport } from './report.js'
 import { stepRows } from './rows.js'
 
@@ -15,6 +25,10 @@ export interface BuildContext {
   actionRepository?: string
   actionRef?: string
   serverUrl?: string
+  /** GITHUB_REPOSITORY, GITHUB_RUN_ID, GITHUB_RUN_ATTEMPT: the run link when the inputs were invalid. */
+  repository?: string
+  runId?: string
+  runAttempt?: string
 }
 
 export function buildReport(journal: Journal, context: BuildContext): RunReport {
@@ -34,6 +48,19 @@ export function buildReport(journal: Journal, context: BuildContext): RunReport 
   return report
 }
 
+/** The workflow run: from the run context the inputs step read, else from the environment. */
+function fillRun(report: RunReport, journal: Journal, context: BuildContext): void {
+  const known = journal.value('inputs')?.context
+  const run: RunRef = known ?? {
+    serverUrl: context.serverUrl ?? '',
+    repository: context.repository ?? '',
+    runId: context.runId ?? '',
+    runAttempt: context.runAttempt ?? ''
+  }
+  report.runUrl = runUrlOf(run)
+  report.runLabel = report.runUrl ? runLabelOf(run) : ''
+}
+
 function fillFacts(report: RunReport, journal: Journal, context: BuildContext): void {
   const inputs = journal.value('inputs')
   if (inputs) {
@@ -43,15 +70,18 @@ function fillFacts(report: RunReport, journal: Journal, context: BuildContext): 
     report.namespace = settings.test.namespace
     report.versionName = settings.coder.version
     report.testName = settings.test.name
-    report.runUrl = settings.runUrl
+    report.gitopsRepository = `${settings.gitops.owner}/${settings.gitops.repo}`
     report.manifestPath = manifestPathOf(settings.gitops.path, settings.test.name)
-    report.inspectCommand = `kubectl -n ${settings.test.namespace} get codertemplatetest ${settings.test.name} -o yaml`
+    // The order of the issue and of docs/troubleshooting.md: get <kind> -n <ns> <name> -o yaml.
+    report.inspectCommand = `kubectl get codertemplatetest -n ${settings.test.namespace} ${settings.test.name} -o yaml`
   }
+  fillRun(report, journal, context)
   const preflight = journal.value('preflight')
   if (preflight) {
     report.organization = preflight.organization
     report.template = preflight.template
     report.previousActiveVersionId = preflight.startingActive?.id ?? ''
+    report.previousActiveVersionName = preflight.startingActive?.name ?? ''
   }
   const pushed = journal.value('push')
   if (pushed) {
@@ -63,10 +93,20 @@ function fillFacts(report: RunReport, journal: Journal, context: BuildContext): 
         `The push created template ${pushed.template}, and Coder made version ${pushed.versionName} its active version before any test (create-template: true).`
       )
   }
+  fillGitOps(report, journal, context)
+  fillWait(report, journal)
+  fillPromotion(report, journal)
+  report.activeVersionId = context.observed?.id ?? ''
+  report.activeVersionName = context.observed?.name ?? ''
+  fillVersionLinks(report, journal)
+}
+
+function fillGitOps(report: RunReport, journal: Journal, context: BuildContext): void {
   const committed = journal.value('commit')
   if (committed) {
     report.commitSha = committed.commitSha
     report.commitUrl = committed.commitUrl
+    report.commitBranch = committed.branch
     report.prunedManifests = committed.pruned
   }
   const opened = journal.value('pull-request')
@@ -76,18 +116,40 @@ function fillFacts(report: RunReport, journal: Journal, context: BuildContext): 
   }
   // Pull-request mode: the commit that reached gitops-branch is the merge commit.
   const merged = journal.value('merge')
-  if (merged) report.commitSha = merged.mergeCommitSha
-  const wait = journal.entry('wait')?.result
-  const waitFacts = wait ? (wait.ok ? wait.value : wait.facts) : undefined
-  if (waitFacts) {
-    report.timeline = waitFacts.timeline
-    report.phase = waitFacts.last?.phase ?? ''
-    report.reason = waitFacts.last?.reason ?? ''
-    report.message = waitFacts.last?.message ?? ''
+  if (merged) {
+    report.commitSha = merged.mergeCommitSha
+    report.commitBranch = journal.value('preflight')?.branch ?? ''
+    const [owner = '', repo = ''] = report.gitopsRepository.split('/')
+    // The server that gave the pull request's html_url, else GITHUB_SERVER_URL.
+    const server = serverOfPullRequest(report.pullRequestUrl) || context.serverUrl || ''
+    report.commitUrl = commitUrlOf(server, owner, repo, merged.mergeCommitSha)
   }
-  fillPromotion(report, journal)
-  report.activeVersionId = context.observed?.id ?? ''
-  report.activeVersionName = context.observed?.name ?? ''
+}
+
+function fillWait(report: RunReport, journal: Journal): void {
+  const wait = journal.entry('wait')?.result
+  report.testLookedFor = wait !== undefined
+  const waitFacts = wait ? (wait.ok ? wait.value : wait.facts) : undefined
+  if (!waitFacts) return
+  report.testExists = waitFacts.syncedAt !== null
+  report.timeline = waitFacts.timeline
+  report.phase = waitFacts.last?.phase ?? ''
+  report.reason = waitFacts.last?.reason ?? ''
+  report.message = waitFacts.last?.message ?? ''
+  const workspace = waitFacts.workspace ?? null
+  report.workspaceName = workspace?.name ?? ''
+  report.workspaceOwnerId = workspace?.ownerId ?? ''
+  report.workspaceDeleted = workspace?.deleted ?? ''
+}
+
+/** The tested, previous and active versions in the Coder dashboard. */
+function fillVersionLinks(report: RunReport, journal: Journal): void {
+  const coderUrl = journal.value('inputs')?.settings.coder.url ?? ''
+  const link = (name: string): string =>
+    coderVersionUrl(coderUrl, report.organization, report.template, name)
+  if (journal.value('push')) report.versionUrl = link(report.versionName)
+  report.previousActiveVersionUrl = link(report.previousActiveVersionName)
+  report.activeVersionUrl = link(report.activeVersionName)
 }
 
 function fillPromotion(report: RunReport, journal: Journal): void {
@@ -106,7 +168,12 @@ function fillFailure(report: RunReport, failure: Failure, context: BuildContext)
   report.failureKind = failure.kind
   report.problems = failure.problems
   report.advice = failure.advice
-  report.troubleshootingUrl = troubleshootingUrl(failure.kind, context)
+  report.troubleshootingUrl = troubleshootingUrlOf(failure.kind, {
+    serverUrl: context.serverUrl,
+    repository: context.actionRepository,
+    ref: context.actionRef
+  })
+  report.troubleshootingRef = `docs/troubleshooting.md#${failure.kind}`
   const outcome: Record<Failure['status'], Outcome> = {
     failed: failure.kind === 'invalid-input' ? 'invalid-input' : 'failed',
     'timed out': 'timed-out',
@@ -129,41 +196,4 @@ function successOutcome(journal: Journal): Outcome {
   if (promotion.result === 'Skipped') return 'passed'
   if (promotion.result === 'WouldPromote' || mode === 'dry-run') return 'would-promote'
   return 'promoted'
-}
-
-function troubleshootingUrl(kind: string, context: BuildContext): string {
-  if (!context.actionRepository) return ''
-  const server = (context.serverUrl || 'https://github.com').replace(/\/+$/, '')
-  const ref = context.actionRef || 'main'
-  return `${server}/${context.actionRepository}/blob/${ref}/docs/troubleshooting.md#${kind}`
-}
-
-/** What stays in Coder, Git and the cluster when the run did not promote. */
-function leftBehind(report: RunReport, journal: Journal): string[] {
-  if (report.outcome === 'promoted' || report.outcome === 'invalid-input') return []
-  const lines: string[] = []
-  const pushed = journal.value('push')
-  if (pushed && report.activeVersionId !== pushed.versionId) {
-    lines.push(
-      `Version ${pushed.versionName} (${pushed.versionId}) stays in Coder, inactive; a re-run of this commit reuses it.`
-    )
-  }
-  const committed = journal.value('commit')
-  const merged = journal.value('merge')
-  const opened = journal.value('pull-request')
-  if (opened && !merged && !opened.merged) {
-    lines.push(`Pull request #${opened.number} stays open: ${opened.url}`)
-  } else if (committed && (committed.commitSha || !opened)) {
-    lines.push(
-      `The manifest ${committed.manifestPath} stays in Git; remove it (or use keep-tests) when the version is not needed.`
-    )
-  }
-  const wait = journal.entry('wait')?.result
-  const synced = wait ? (wait.ok ? wait.value.syncedAt : wait.facts?.syncedAt) : null
-  if (synced) {
-    lines.push(
-      `The test ${report.namespace}/${report.testName} stays in the cluster while its manifest is in Git: ${report.inspectCommand}`
-    )
-  }
-  return lines
 }

@@ -1,6 +1,8 @@
-// The end of the log: the outcome and what to do next, for readers of the raw log (and of
-// `npm run local`). Text from other systems is written through the safe logger: never a command.
+// The end of the log: the outcome, what to do next, what stays behind and the facts to act on, in a
+// few plain lines, for readers of the raw log (and of `npm run local`). Text from other systems is
+// written through the safe logger (src/log.ts): never a workflow command.
 import type { RunReport } from './report.js'
+import { isSuccess } from './report.js'
 import { headline } from './summary.js'
 
 export function epilogueLines(report: RunReport): string[] {
@@ -12,14 +14,52 @@ export function epilogueLines(report: RunReport): string[] {
     lines.push('What to do next:')
     for (const advice of report.advice) lines.push(`  - ${advice}`)
   }
-  if (report.troubleshootingUrl) lines.push(`Troubleshooting: ${report.troubleshootingUrl}`)
+  const troubleshooting = report.troubleshootingUrl || report.troubleshootingRef
+  if (troubleshooting) lines.push(`Troubleshooting: ${troubleshooting}`)
   if (report.leftBehind.length > 0) {
     lines.push('What stays behind:')
     for (const item of report.leftBehind) lines.push(`  - ${item}`)
   }
-  if (report.activeVersionId)
-    lines.push(
-      `Active version now: ${report.activeVersionName || '(unnamed)'} (${report.activeVersionId})`
-    )
-  return lines
+  return [...lines, ...factLines(report)]
+}
+
+/** One line per fact that is known; names beside IDs, links as plain URLs. */
+function factLines(report: RunReport): string[] {
+  const failed = !isSuccess(report.outcome)
+  const facts: [string, string][] = [
+    [
+      report.versionId ? 'Tested version' : 'Version',
+      version(report.versionName, report.versionId, report.versionUrl)
+    ],
+    [
+      'Test workspace',
+      report.workspaceName
+        ? `${report.workspaceName}${report.workspaceOwnerId ? ` (owner ${report.workspaceOwnerId})` : ''}`
+        : ''
+    ],
+    [
+      'Previous active version',
+      failed
+        ? version(
+            report.previousActiveVersionName,
+            report.previousActiveVersionId,
+            report.previousActiveVersionUrl
+          )
+        : ''
+    ],
+    [
+      'Active version now',
+      version(report.activeVersionName, report.activeVersionId, report.activeVersionUrl)
+    ],
+    ['GitOps commit', report.commitUrl || report.commitSha],
+    ['Pull request', report.pullRequestUrl],
+    ['Inspect the test', failed && report.testExists ? report.inspectCommand : ''],
+    ['Workflow run', failed ? report.runUrl : '']
+  ]
+  return facts.filter(([, value]) => value !== '').map(([name, value]) => `${name}: ${value}`)
+}
+
+function version(name: string, id: string, url: string): string {
+  if (!id) return name
+  return `${name || '(unnamed)'} (${id})${url ? ` ${url}` : ''}`
 }

@@ -41,11 +41,18 @@ export interface RunReport {
   problems: string[]
   /** Things that went through but need attention (a template created untested). */
   warnings: string[]
-  /** What the run leaves behind in Coder, Git and the cluster. */
+  /** What the run leaves behind in Coder, Git and the cluster, and how to clean it up. */
   leftBehind: string[]
-  /** How to look at the test. */
+  /** How to look at the test: `kubectl get codertemplatetest -n <ns> <name> -o yaml`. */
   inspectCommand: string
+  /** The test was seen in the cluster. */
+  testExists: boolean
+  /** The run waited for the test (its manifest reached the watched branch). */
+  testLookedFor: boolean
+  /** The section of docs/troubleshooting.md as a link; '' when the action's repository is unknown. */
   troubleshootingUrl: string
+  /** The same section as text (`docs/troubleshooting.md#<kind>`), on every failure. */
+  troubleshootingRef: string
   template: string
   organization: string
   namespace: string
@@ -55,7 +62,13 @@ export interface RunReport {
   manifestPath: string
   commitSha: string
   commitUrl: string
+  /** The branch the commit went to: gitops-branch, or the gate's branch of a pull request. */
+  commitBranch: string
+  /** owner/repo of the GitOps repository. */
+  gitopsRepository: string
+  /** The workflow run as a real link, or '' when the runner did not say which run it is. */
   runUrl: string
+  runLabel: string
   pullRequestNumber: string
   pullRequestUrl: string
   prunedManifests: string[]
@@ -68,9 +81,19 @@ export interface RunReport {
   /** A promote request was sent: a cancel after it leaves the outcome unknown. */
   promotionRequested: boolean
   previousActiveVersionId: string
+  previousActiveVersionName: string
   /** Read from Coder at the end of the run; '' when that read failed. */
   activeVersionId: string
   activeVersionName: string
+  /** The versions in the Coder dashboard; '' when unknown. */
+  versionUrl: string
+  previousActiveVersionUrl: string
+  activeVersionUrl: string
+  /** The test workspace as the test's status names it; '' until the status does. */
+  workspaceName: string
+  workspaceOwnerId: string
+  /** The WorkspaceDeleted condition as `<status>/<reason>`. */
+  workspaceDeleted: string
   rows: StepRow[]
 }
 
@@ -89,7 +112,10 @@ export function emptyReport(startedAt: number): RunReport {
     warnings: [],
     leftBehind: [],
     inspectCommand: '',
+    testExists: false,
+    testLookedFor: false,
     troubleshootingUrl: '',
+    troubleshootingRef: '',
     template: '',
     organization: '',
     namespace: '',
@@ -99,7 +125,10 @@ export function emptyReport(startedAt: number): RunReport {
     manifestPath: '',
     commitSha: '',
     commitUrl: '',
+    commitBranch: '',
+    gitopsRepository: '',
     runUrl: '',
+    runLabel: '',
     pullRequestNumber: '',
     pullRequestUrl: '',
     prunedManifests: [],
@@ -111,8 +140,15 @@ export function emptyReport(startedAt: number): RunReport {
     promotionConfirmedBy: '',
     promotionRequested: false,
     previousActiveVersionId: '',
+    previousActiveVersionName: '',
     activeVersionId: '',
     activeVersionName: '',
+    versionUrl: '',
+    previousActiveVersionUrl: '',
+    activeVersionUrl: '',
+    workspaceName: '',
+    workspaceOwnerId: '',
+    workspaceDeleted: '',
     rows: []
   }
 }

@@ -1,7 +1,33 @@
 // The rows of the steps table: one per step of the journal, with the wait split into "sync" (until
 // the test exists in the cluster) and "test" (until it is final). Steps that never ran are "not run".
 import type { Journal, JournalEntry } from '../steps/journal.js'
+import type { Failure } from '../steps/step.js'
+import type { WaitFacts } from '../steps/wait.js'
 import type { RowName, StepRow } from './report.js'
+
+const MAX_DETAIL = 300
+
+/** A failure in a row: its message without the closing "Nothing was …", and its first problem. */
+export function failureDetail(failure: Failure): string {
+  const text =
+    failure.message.replace(/\s*Nothing (?:was|is) [^.]*\.\s*$/, '').trim() || failure.message
+  const [first, ...more] = failure.problems
+  const problems = first
+    ? ` — ${first}${more.length > 0 ? ` (and ${more.length} more, listed above)` : ''}`
+    : ''
+  const detail = `${text.replace(/\.$/, '')}${problems}`
+  return detail.length > MAX_DETAIL ? `${detail.slice(0, MAX_DETAIL)}…` : detail
+}
+
+/** A wait that the cancel cut: how far it got. */
+function cutWaitDetail(facts: WaitFacts | undefined, synced: boolean): string {
+  if (!synced) return 'cancelled while waiting for Argo CD or Flux to create the test'
+  const last = facts?.last
+  const where = last?.phase
+    ? `${last.phase}${last.reason ? ` / ${last.reason}` : ''}`
+    : 'no status yet'
+  return `cancelled while the test ran (last: ${where}); the test goes on in the cluster`
+}
 
 export function stepRows(journal: Journal): StepRow[] {
   const pullRequestMode = journal.value('inputs')?.settings.gitops.mode === 'pull-request'
@@ -31,7 +57,35 @@ function rowOf(name: RowName, entry: JournalEntry): StepRow {
     result: result.ok ? result.status : result.failure.status,
     startedAt: entry.startedAt,
     endedAt: entry.endedAt,
-    detail: result.ok ? result.detail : ''
+    detail: result.ok
+      ? result.detail
+      : result.failure.status === 'cancelled'
+        ? cutDetail(entry)
+        : failureDetail(result.failure)
+  }
+}
+
+/** A step that the cancel cut: what that means for its work. */
+function cutDetail(entry: JournalEntry): string {
+  switch (entry.name) {
+    case 'preflight':
+      return 'cancelled during the read-only checks'
+    case 'push':
+      return 'cancelled during the push: the CLI was told to cancel its import'
+    case 'commit':
+      return 'cancelled during the commit: the branch moved all or nothing'
+    case 'pull-request':
+      return 'cancelled while opening the pull request'
+    case 'merge':
+      return 'cancelled while waiting for the merge: the pull request stays open'
+    case 'promote': {
+      const sent = !entry.result.ok && entry.result.facts?.requestSent
+      return sent
+        ? 'cancelled after the promote request was sent: check the active version'
+        : 'cancelled before any promote request'
+    }
+    default:
+      return 'cancelled'
   }
 }
 
@@ -48,6 +102,12 @@ function waitRows(journal: Journal): StepRow[] {
   const facts = result.ok ? result.value : result.facts
   const syncedAt = facts?.syncedAt ?? null
   const status = result.ok ? result.status : result.failure.status
+  const failedDetail = (synced: boolean): string =>
+    result.ok
+      ? result.detail
+      : result.failure.status === 'cancelled'
+        ? cutWaitDetail(facts, synced)
+        : failureDetail(result.failure)
   if (syncedAt === null) {
     return [
       {
@@ -55,7 +115,7 @@ function waitRows(journal: Journal): StepRow[] {
         result: status,
         startedAt: entry.startedAt,
         endedAt: entry.endedAt,
-        detail: ''
+        detail: failedDetail(false)
       },
       { name: 'test', result: 'not run', detail: '' }
     ]
@@ -73,7 +133,7 @@ function waitRows(journal: Journal): StepRow[] {
       result: status,
       startedAt: syncedAt,
       endedAt: entry.endedAt,
-      detail: result.ok ? result.detail : ''
+      detail: failedDetail(true)
     }
   ]
 }

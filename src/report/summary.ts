@@ -2,7 +2,7 @@
 // (action-ecosystem.md §5.1), so every text from the cluster, Coder, Git or the inputs is escaped
 // here, and each one is cut so that the summary stays far below the 1 MiB cap.
 import * as core from '@actions/core'
-import { type RunReport, type StepRow } from './report.js'
+import { isSuccess, type RunReport, type StepRow } from './report.js'
 
 const MAX_TEXT = 2000
 const MAX_TIMELINE = 40
@@ -62,6 +62,8 @@ export function renderSummary(report: RunReport, now: number): string {
       ...facts(report).filter(([, value]) => value !== '')
     ])
     addTimeline(summary, report)
+  } else if (report.runUrl) {
+    summary.addRaw(`<p>Workflow run: ${link(report.runUrl, report.runLabel)}</p>`, true)
   }
   return summary.stringify()
 }
@@ -72,19 +74,29 @@ function addMessages(summary: Summary, report: RunReport): void {
   if (report.error) summary.addRaw(`<p><strong>${escapeHtml(report.error)}</strong></p>`, true)
   if (report.problems.length > 0) summary.addList(report.problems.map((line) => escapeHtml(line)))
   for (const line of report.warnings) summary.addRaw(`<p>⚠️ ${escapeHtml(line)}</p>`, true)
-  if (report.advice.length > 0 || report.troubleshootingUrl) {
-    const next = report.advice.map((line) => escapeHtml(line))
-    if (report.troubleshootingUrl)
-      next.push(
-        `More in ${link(report.troubleshootingUrl, 'troubleshooting: ' + (report.failureKind ?? ''))}`
-      )
+  const next = nextSteps(report)
+  if (next.length > 0) {
     summary.addRaw('<p>💡 What to do next:</p>', true)
     summary.addList(next)
   }
   if (report.leftBehind.length > 0) {
-    summary.addRaw('<p>What stays behind:</p>', true)
-    summary.addList(report.leftBehind.map((line) => escapeHtml(line)))
+    summary.addRaw('<p>🧹 What stays behind, and how to clean it up:</p>', true)
+    summary.addList(report.leftBehind.map((line) => richText(line)))
   }
+}
+
+/** The advice, the command that shows the test, and the troubleshooting section. */
+function nextSteps(report: RunReport): string[] {
+  if (isSuccess(report.outcome)) return report.advice.map((line) => richText(line))
+  const next = report.advice.map((line) => richText(line))
+  if (report.inspectCommand && report.testExists)
+    next.push(`Look at the test: ${code(report.inspectCommand)}`)
+  if (report.troubleshootingUrl)
+    next.push(
+      `More in ${link(report.troubleshootingUrl, `troubleshooting: ${report.failureKind ?? ''}`)}`
+    )
+  else if (report.troubleshootingRef) next.push(`More in ${code(report.troubleshootingRef)}`)
+  return next
 }
 
 function addStepTable(summary: Summary, report: RunReport, now: number): void {
@@ -106,13 +118,16 @@ function addStepTable(summary: Summary, report: RunReport, now: number): void {
 
 /** The "What / Value" rows; the caller drops those whose value is empty. */
 function facts(report: RunReport): [string, string][] {
+  const unchanged =
+    report.activeVersionId !== '' && report.activeVersionId === report.previousActiveVersionId
   return [
     ['Template', code(joinNonEmpty(report.organization, report.template, '.'))],
     [
-      'Version',
-      `${code(report.versionName)}${report.versionId ? ` (${code(report.versionId)})` : ''}`
+      report.versionId ? 'Tested version' : 'Version',
+      version(report.versionName, report.versionId, report.versionUrl)
     ],
     ['Test', code(joinNonEmpty(report.namespace, report.testName, '/'))],
+    ['Test workspace', workspace(report)],
     ['Phase', code(report.phase)],
     ['Reason', code(report.reason)],
     ['Message', escapeHtml(report.message)],
@@ -121,30 +136,61 @@ function facts(report: RunReport): [string, string][] {
       code(report.promotionResult) +
         (report.promotionConfirmedBy === 're-read' ? ' (confirmed by a re-read)' : '')
     ],
-    ['Previous active version', code(report.previousActiveVersionId)],
+    [
+      'Previous active version',
+      version(
+        report.previousActiveVersionName,
+        report.previousActiveVersionId,
+        report.previousActiveVersionUrl
+      )
+    ],
     [
       'Active version (read at the end)',
       report.activeVersionId
-        ? `${code(report.activeVersionName)} (${code(report.activeVersionId)})`
+        ? `${version(report.activeVersionName, report.activeVersionId, report.activeVersionUrl)}${unchanged ? ', unchanged' : ''}`
         : 'could not be read'
     ],
-    ['Manifest', code(report.manifestPath)],
+    [
+      'Manifest',
+      report.manifestPath
+        ? `${code(report.manifestPath)}${report.gitopsRepository ? ` in ${code(report.gitopsRepository)}` : ''}`
+        : ''
+    ],
     ['GitOps commit', commitFact(report)],
     [
       'Pull request',
       report.pullRequestUrl ? link(report.pullRequestUrl, `#${report.pullRequestNumber}`) : ''
     ],
     ['Removed by keep-tests', report.prunedManifests.map((path) => code(path)).join(', ')],
-    ['Inspect the test', code(report.inspectCommand)],
-    ['Workflow run', report.runUrl ? link(report.runUrl, 'this run') : '']
+    ['Inspect the test', report.testLookedFor ? code(report.inspectCommand) : ''],
+    ['Workflow run', report.runUrl ? link(report.runUrl, report.runLabel || report.runUrl) : '']
   ]
 }
 
+/** `name` (`id`), the name linked to the version in Coder. */
+function version(name: string, id: string, url: string): string {
+  if (!name && !id) return ''
+  const named = `${code(name || '(unnamed)')}${id ? ` (${code(id)})` : ''}`
+  return url ? `${named}, ${anchor(url, 'in Coder')}` : named
+}
+
 function commitFact(report: RunReport): string {
-  if (report.commitUrl) return link(report.commitUrl, report.commitSha.slice(0, 12))
+  if (report.commitSha) {
+    const sha = anchor(report.commitUrl, code(report.commitSha.slice(0, 12)))
+    return report.commitBranch ? `${sha} on ${code(report.commitBranch)}` : sha
+  }
   return report.rows.some((row) => row.name === 'commit' && row.result === 'succeeded')
     ? 'none: Git already held the manifest'
     : ''
+}
+
+function workspace(report: RunReport): string {
+  if (!report.workspaceName) return ''
+  const owner = report.workspaceOwnerId ? `, owner ${code(report.workspaceOwnerId)}` : ''
+  const deleted = report.workspaceDeleted
+    ? ` (WorkspaceDeleted ${code(report.workspaceDeleted)})`
+    : ''
+  return `${code(report.workspaceName)}${owner}${deleted}`
 }
 
 /** The test's status changes, the middle cut out when there are more than MAX_TIMELINE. */
@@ -199,6 +245,21 @@ function link(url: string, text: string): string {
   return /^https?:\/\//.test(url)
     ? `<a href="${escapeHtml(url)}">${escapeHtml(text)}</a>`
     : escapeHtml(url)
+}
+
+/** HTML that is already safe, as a link when the URL is http(s). */
+function anchor(url: string, html: string): string {
+  return /^https?:\/\//.test(url) ? `<a href="${escapeHtml(url)}">${html}</a>` : html
+}
+
+/** Escaped text in which `commands` become code and http(s) URLs become links. */
+export function richText(text: string): string {
+  return escapeHtml(text)
+    .replace(/`([^`]+)`/g, '<code>$1</code>')
+    .replace(
+      /https?:\/\/[^\s<>"`]+?(?=[.,:;)]?(?:\s|$|<))/g,
+      (url) => `<a href="${url}">${url}</a>`
+    )
 }
 
 function joinNonEmpty(a: string, b: string, separator: string): string {

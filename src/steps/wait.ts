@@ -24,6 +24,16 @@ export interface TimelineEntry extends Observed {
   at: number
 }
 
+/** The test workspace as the last status names it (coder-k8s-api.md §1.3, §1.5). */
+export interface TestWorkspace {
+  /** status.workspaceName: deterministic, `ktt-<uid>`. */
+  name: string
+  /** status.ownerID: the Coder user (the tester) that owns it; '' when not written yet. */
+  ownerId: string
+  /** The WorkspaceDeleted condition as `<status>/<reason>`; '' when absent. */
+  deleted: string
+}
+
 export interface WaitFacts {
   /** When the test was first seen in the cluster; null if never. */
   syncedAt: number | null
@@ -31,6 +41,8 @@ export interface WaitFacts {
   last: Observed | null
   /** The test was looked for and not found at least once. */
   notFoundSeen: boolean
+  /** null until a status names the workspace. */
+  workspace: TestWorkspace | null
 }
 
 export interface Tested extends WaitFacts {
@@ -56,7 +68,13 @@ export async function waitForVerdict(
 ): Promise<StepResult<Tested, WaitFacts>> {
   const { test: settings, committed } = input
   const name = `${settings.namespace}/${settings.name}`
-  const facts: WaitFacts = { syncedAt: null, timeline: [], last: null, notFoundSeen: false }
+  const facts: WaitFacts = {
+    syncedAt: null,
+    timeline: [],
+    last: null,
+    notFoundSeen: false,
+    workspace: null
+  }
   context.log.info(
     `Waiting up to ${settings.syncTimeoutSeconds} s for Argo CD or Flux to create ${name}, then up to ${settings.waitTimeoutSeconds} s for its result.`
   )
@@ -105,6 +123,7 @@ function record(
   facts.syncedAt ??= at
   const observed = observe(seen)
   facts.last = observed
+  facts.workspace = workspaceOf(seen) ?? facts.workspace
   const previous = facts.timeline[facts.timeline.length - 1]
   if (previous && previous.phase === observed.phase && previous.reason === observed.reason) return
   facts.timeline.push({ at, ...observed })
@@ -144,6 +163,7 @@ function waitFailure(
     )
   }
   const last = error.last ? observe(error.last) : facts.last
+  const workspace = (error.last && workspaceOf(error.last)) ?? facts.workspace
   const shown = last
     ? `${last.phase || 'no status'}${last.reason ? ` / ${last.reason}` : ''}${last.message ? `: ${last.message}` : ''}`
     : 'no status'
@@ -151,7 +171,11 @@ function waitFailure(
   return failed(
     'wait-timeout',
     `The test ${name} was not final within ${test.waitTimeoutSeconds} s (wait-timeout-seconds). Last: ${shown}.`,
-    { status: 'timed out', facts: { ...facts, last }, advice: advice ? [advice] : [] }
+    {
+      status: 'timed out',
+      facts: { ...facts, last, workspace },
+      advice: [...(advice ? [advice] : []), stillRunning(name)]
+    }
   )
 }
 
@@ -163,6 +187,7 @@ function judge(
   const { test: settings, pushed } = input
   const name = `${settings.namespace}/${settings.name}`
   facts.last = observe(test)
+  facts.workspace = workspaceOf(test) ?? facts.workspace
   const problems = integrityProblems(test, input.committed.manifest.spec, {
     id: pushed.versionId,
     name: pushed.versionName
@@ -182,7 +207,7 @@ function judge(
   }
   const verdict = verdictOf(test)
   if (verdict.state === 'failed') {
-    const advice = adviceForFailure(verdict.reason)
+    const advice = adviceForFailure(verdict.reason, facts.workspace?.name ?? '')
     return failed(
       'test-failed',
       `The test failed: ${verdict.reason || 'no reason'}: ${(verdict.message || 'no message').replace(/\.$/, '')}. Nothing was promoted.`,
@@ -198,4 +223,23 @@ function judge(
   }
   const versionId = test.status?.templateVersionID ?? ''
   return succeeded({ ...facts, test, versionId }, `${verdict.reason}: ${verdict.message}`)
+}
+
+function stillRunning(name: string): string {
+  return `The test ${name} stays in the cluster and the controller may still finish it: run the job again later, and a re-run promotes at once if it passed meanwhile.`
+}
+
+/** The workspace fields of a status; null when the status names no workspace yet. */
+export function workspaceOf(test: CoderTemplateTest): TestWorkspace | null {
+  const status = test.status ?? {}
+  const name = typeof status.workspaceName === 'string' ? status.workspaceName : ''
+  if (!name) return null
+  const ownerId = typeof status.ownerID === 'string' ? status.ownerID : ''
+  const condition = status.conditions?.find((c) => c.type === 'WorkspaceDeleted')
+  const deleted = condition
+    ? [condition.status, condition.reason]
+        .filter((part) => typeof part === 'string' && part)
+        .join('/')
+    : ''
+  return { name, ownerId, deleted }
 }

@@ -3,6 +3,7 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
 import { createGitOpsOctokit } from '../../src/gitops/octokit.js'
 import { isOwnMarkedComment, markerLine, upsertComment } from '../../src/gitops/pr-comment.js'
+import { escapeMarkdown, markdownLink } from '../../src/report/comment.js'
 import { startGitHubSandbox, type GitHubSandbox } from '../sandbox/github/index.js'
 
 const OWNER = 'acme'
@@ -144,6 +145,14 @@ describe('upsertComment', () => {
       .filter((r) => r.method === 'GET' && r.path.includes(`/${repo}/issues/1/comments`))
       .map((r) => new URL(r.path, sandbox.url).searchParams.get('page'))
     expect(pages).toEqual(['1', '2', '1', '2'])
+    // The sandbox pages as GitHub does: a Link header while there are more pages.
+    const list = `${sandbox.url}/repos/${OWNER}/${repo}/issues/1/comments?per_page=100`
+    const headers = { authorization: `token ${sandbox.token}` }
+    const first = await fetch(`${list}&page=1`, { headers })
+    expect(first.headers.get('link')).toMatch(/[?&]page=2>; rel="next"/)
+    const last = await fetch(`${list}&page=2`, { headers })
+    expect(last.headers.get('link')).not.toContain('rel="next"')
+    expect(((await last.json()) as unknown[]).length).toBe(36)
   })
 
   it('a user token is known by GET /user: its comments are ours, the bot’s are not', async () => {
@@ -178,5 +187,48 @@ describe('upsertComment', () => {
     expect(message).toContain('github-token needs `pull-requests: write`')
     expect(message).not.toContain(NO_COMMENTS)
     expect(sandbox.comments(OWNER, repo, 1)).toEqual([])
+  })
+})
+
+describe('the text of the comment', () => {
+  const WJ = '\u2060'
+  it.each([
+    ['plain text stays readable', 'pr-1-abc1234 v1.0.0 ok', 'pr-1-abc1234 v1.0.0 ok'],
+    ['a link', '[x](https://evil)', `&#91;x&#93;&#40;https:${WJ}//evil&#41;`],
+    ['a bare URL is not auto-linked', 'see https://evil.example', `see https:${WJ}//evil.example`],
+    ['www is not auto-linked', 'www.evil.example', `www${WJ}.evil.example`],
+    ['a mention', 'ping @acme/admins', `ping &#64;${WJ}acme/admins`],
+    ['an issue reference', 'fixes #12', `fixes #${WJ}12`],
+    ['HTML', '<img src=x onerror=alert(1)>', '&#60;img src=x onerror=alert&#40;1&#41;&#62;'],
+    [
+      'emphasis and code',
+      '**b** _i_ `c` ~s~',
+      '&#42;&#42;b&#42;&#42; &#95;i&#95; &#96;c&#96; &#126;s&#126;'
+    ],
+    ['a table cell break', 'a | b', 'a &#124; b'],
+    ['an entity', '&amp;', '&#38;amp;'],
+    ['a heading at the start', '# Title', `&#35;${WJ} Title`],
+    ['a list item at the start', '- item', '&#45; item'],
+    ['an ordered item at the start', '1. item', '1&#46; item'],
+    ['a quote at the start', '> quoted', '&#62; quoted'],
+    ['lines become one', 'one\n\n  two\r\nthree', 'one two three'],
+    ['indentation is dropped', '    code block', 'code block']
+  ])('%s', (_name, text, expected) => {
+    expect(escapeMarkdown(text)).toBe(expected)
+  })
+
+  it.each([
+    ['an https link', 'https://g.example/a/b', 'run 1', '[run 1](https://g.example/a/b)'],
+    ['parentheses in the target', 'https://g.example/a)b', 'x', '[x](https://g.example/a%29b)'],
+    ['a javascript: URL is no link', 'javascript:alert(1)', 'x', 'x'],
+    ['a URL with spaces is no link', 'https://g.example/a b', 'x', 'x'],
+    [
+      'the label is escaped',
+      'https://g.example',
+      '[y](z)',
+      '[&#91;y&#93;&#40;z&#41;](https://g.example)'
+    ]
+  ])('%s', (_name, url, label, expected) => {
+    expect(markdownLink(url, label)).toBe(expected)
   })
 })

@@ -3,6 +3,7 @@
 // for a version whose test fails and is not promoted. Prints what each system saw, the action's
 // log and the rendered job summary. Exits 0 when every run ended as it should.
 import type { ActionRun } from './action-runner.js'
+import { summaryAsText } from './summary-text.js'
 import { GITOPS_REPO, OWNER, startWorld, type World } from './world.js'
 
 interface Moment {
@@ -42,25 +43,6 @@ function watchWorld(world: World): Moment[] {
       add('aggregated API', `${request.method} ${request.path} -> ${request.status}`)
   })
   return moments
-}
-
-/** The job summary is HTML; show it as text a terminal can read. */
-export function summaryAsText(html: string): string {
-  return html
-    .replace(/<h\d>(.*?)<\/h\d>/g, '\n== $1 ==\n')
-    .replace(/<\/tr>/g, '\n')
-    .replace(/<t[dh]>/g, ' | ')
-    .replace(/<li>/g, '\n  - ')
-    .replace(/<summary>(.*?)<\/summary>/g, '\n-- $1 --\n')
-    .replace(/<br\s*\/?>|<\/p>/g, '\n')
-    .replace(/<[^>]+>/g, '')
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, '&')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim()
 }
 
 /** The action's log as a person reads it in the Actions UI: no masks, groups as headings. */

@@ -52,9 +52,20 @@ export interface World {
     context?: Partial<RunnerContext>,
     options?: RunOptions
   ): Promise<ActionRun>
+  /**
+   * A pull request in the workflow's own repository (the templates repository, created on first
+   * use), and the runner context of its `pull_request` event.
+   */
+  openTemplatesPullRequest(title?: string): TemplatesPullRequest
   /** Every secret of this world: none may show in any output of the action. */
   secrets(): string[]
   close(): Promise<void>
+}
+
+export interface TemplatesPullRequest {
+  number: number
+  headSha: string
+  context: Partial<RunnerContext>
 }
 
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
@@ -135,6 +146,8 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     }),
     run: (overrides = {}, context = {}, runOptions = {}) =>
       runAction(world.inputs(overrides), world.context(context), runOptions),
+    openTemplatesPullRequest: (title = 'Add Go to the docker template') =>
+      openTemplatesPullRequest(github, title),
     secrets: () => [coder.token, github.token, kube.token],
     close: async () => {
       sync?.stop()
@@ -142,4 +155,29 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     }
   }
   return world
+}
+
+let templatesBranches = 0
+const withTemplatesRepo = new WeakSet<GitHubSandbox>()
+
+function openTemplatesPullRequest(github: GitHubSandbox, title: string): TemplatesPullRequest {
+  if (!withTemplatesRepo.has(github)) {
+    github.createRepo(OWNER, TEMPLATES_REPO, { defaultBranch: 'main' })
+    withTemplatesRepo.add(github)
+  }
+  const branch = `feature-${++templatesBranches}`
+  github.createBranch(OWNER, TEMPLATES_REPO, branch)
+  const headSha = github.writeFile(OWNER, TEMPLATES_REPO, branch, 'docker/main.tf', '# go\n', title)
+  const number = github.openPullRequest(OWNER, TEMPLATES_REPO, { head: branch, title })
+  // The webhook payload of a pull_request event, as much of it as the action reads.
+  const payload = {
+    action: 'synchronize',
+    number,
+    pull_request: { number, title, head: { sha: headSha, ref: branch }, base: { ref: 'main' } }
+  }
+  return {
+    number,
+    headSha,
+    context: { eventName: 'pull_request', ref: `refs/pull/${number}/merge`, sha: HEAD_SHA, payload }
+  }
 }

@@ -6,7 +6,14 @@ import { escapeMarkdown, renderComment } from '../../src/report/comment.js'
 import { epilogueLines } from '../../src/report/epilogue.js'
 import { outputsOf } from '../../src/report/outputs.js'
 import { emptyReport, type RunReport } from '../../src/report/report.js'
-import { escapeHtml, headline, renderSummary } from '../../src/report/summary.js'
+import {
+  coderVersionUrl,
+  commitUrlOf,
+  runUrlOf,
+  troubleshootingUrlOf
+} from '../../src/report/links.js'
+import { escapeHtml, headline, renderSummary, richText } from '../../src/report/summary.js'
+import { summaryAsText } from '../sandbox/summary-text.js'
 import { Journal, type StepName, type StepValues } from '../../src/steps/journal.js'
 import { cancelled, failed, skipped, type StepResult, succeeded } from '../../src/steps/step.js'
 
@@ -18,14 +25,20 @@ const silent = {
 }
 
 const settings = {
-  coder: { template: 'docker', organization: '', version: 'v2' },
+  coder: { template: 'docker', organization: '', version: 'v2', url: 'https://coder.example.com/' },
   test: { namespace: 'coder-tests', name: 'docker-v2' },
-  gitops: { path: 'tests', mode: 'commit' },
+  gitops: { path: 'tests', mode: 'commit', owner: 'acme', repo: 'gitops', branch: '' },
   promote: 'promote',
   runUrl: 'https://github.com/acme/t/actions/runs/1'
 }
+const runContext = {
+  serverUrl: 'https://github.com',
+  repository: 'acme/t',
+  runId: '1',
+  runAttempt: '2'
+}
 const values = {
-  inputs: { settings },
+  inputs: { settings, context: runContext },
   preflight: {
     organization: 'acme',
     template: 'docker',
@@ -84,13 +97,21 @@ async function journalOf(results: Outcomes): Promise<Journal> {
   return journal
 }
 
+// What main.ts passes from the environment; the inputs' run context wins when the inputs are valid.
+const runEnv = {
+  serverUrl: 'https://github.com',
+  repository: 'acme/t',
+  runId: '1',
+  runAttempt: '2'
+}
 const observed = { id: 'new-id', name: 'v2', createdAt: '2026-12-02T00:00:00Z' }
 const build = (journal: Journal, active = observed): RunReport =>
   buildReport(journal, {
     startedAt: 0,
     observed: active,
     actionRepository: 'acme/coder-template-gate',
-    actionRef: 'v1'
+    actionRef: 'v1',
+    ...runEnv
   })
 
 describe('buildReport', () => {
@@ -203,7 +224,10 @@ describe('buildReport', () => {
     expect(headline(report)).toContain('refused')
     expect(report.leftBehind.join('\n')).toContain('Version v2 (new-id) stays in Coder, inactive')
     expect(report.leftBehind.join('\n')).toContain(
-      'kubectl -n coder-tests get codertemplatetest docker-v2 -o yaml'
+      'The test coder-tests/docker-v2 stays in the cluster while its manifest is in Git'
+    )
+    expect(report.inspectCommand).toBe(
+      'kubectl get codertemplatetest -n coder-tests docker-v2 -o yaml'
     )
   })
 
@@ -285,5 +309,363 @@ describe('the pull-request comment and the log epilogue', () => {
       leftBehind: ['L']
     }
     expect(epilogueLines(report)).toEqual(expect.arrayContaining(['E', '  - A', '  - L']))
+  })
+})
+
+const syncedFacts = (last: { phase: string; reason: string; message: string } | null) => ({
+  syncedAt: 5_000,
+  timeline: [{ at: 5_000, ...(last ?? { phase: '', reason: '', message: '' }) }],
+  last,
+  notFoundSeen: false,
+  workspace: { name: 'ktt-0123', ownerId: 'tester-id', deleted: 'True/Deleted' }
+})
+const unsynced = { syncedAt: null, timeline: [], last: null, notFoundSeen: true, workspace: null }
+const failedLast = { phase: 'Failed', reason: 'AgentStartError', message: 'exit 1' }
+const passedLast = { phase: 'Succeeded', reason: 'Succeeded', message: 'ok' }
+
+/** One journal per failure kind: the step it stops at, and what stays behind. */
+const FAILURES: [string, Outcomes, string, RegExp][] = [
+  [
+    'invalid-input',
+    { inputs: failed('invalid-input', '1 input is invalid', { problems: ['Input "x"'] }) },
+    '',
+    /^Nothing: the run changed nothing/
+  ],
+  [
+    'preflight',
+    { preflight: failed('preflight', 'checks failed', { problems: ['p'] }) },
+    'preflight',
+    /^Nothing: the run changed nothing/
+  ],
+  [
+    'push',
+    { push: failed('push', 'the import failed: terraform error') },
+    'push',
+    /may hold a version named v2 whose import failed/
+  ],
+  [
+    'commit',
+    { commit: failed('commit', 'the branch is protected') },
+    'commit',
+    /Nothing was committed to acme\/gitops@main/
+  ],
+  [
+    'sync-timeout',
+    { wait: failed('sync-timeout', 'no test', { status: 'timed out', facts: unsynced }) },
+    'sync',
+    /No test coder-tests\/docker-v2 appeared in the cluster yet/
+  ],
+  [
+    'test-failed',
+    {
+      wait: failed(
+        'test-failed',
+        'The test failed: AgentStartError: exit 1. Nothing was promoted.',
+        { facts: syncedFacts(failedLast) }
+      )
+    },
+    'test',
+    /Argo CD shows the application Degraded/
+  ],
+  [
+    'wait-timeout',
+    {
+      wait: failed('wait-timeout', 'not final within 2 s', {
+        status: 'timed out',
+        facts: syncedFacts(null)
+      })
+    },
+    'test',
+    /its workspace ktt-0123 is deleted/
+  ],
+  [
+    'wait-failed',
+    { wait: failed('wait-failed', 'Watching failed: ECONNRESET', { facts: syncedFacts(null) }) },
+    'test',
+    /stays in the cluster while its manifest is in Git/
+  ],
+  [
+    'integrity',
+    {
+      wait: failed('integrity', 'does not prove version v2', {
+        problems: ['spec.parameters'],
+        facts: syncedFacts(passedLast)
+      })
+    },
+    'test',
+    /Version v2 \(new-id\) stays in Coder, inactive/
+  ],
+  [
+    'refused',
+    {
+      promote: failed('refused', 'would roll back', {
+        status: 'refused',
+        facts: { requestSent: false }
+      })
+    },
+    'promote',
+    /The manifest tests\/docker-v2.yaml stays in acme\/gitops@main; remove it/
+  ],
+  [
+    'promote-failed',
+    { promote: failed('promote-failed', '403 Forbidden', { facts: { requestSent: true } }) },
+    'promote',
+    /coder templates versions archive docker v2 -O acme --yes/
+  ],
+  [
+    'cancelled',
+    {
+      wait: cancelled(
+        'The run was cancelled. Nothing was promoted.',
+        syncedFacts({ phase: 'Running', reason: 'WaitingForBuild', message: '' })
+      )
+    },
+    'test',
+    /stays in the cluster/
+  ]
+]
+
+describe('the failure report, for every failure kind', () => {
+  const old = { id: 'old-id', name: 'v1', createdAt: '' }
+  it.each(FAILURES)('%s', async (kind, results, row, stays) => {
+    const report = build(await journalOf(results), old)
+    expect(report.failureKind).toBe(kind)
+    expect(report.troubleshootingRef).toBe(`docs/troubleshooting.md#${kind}`)
+    // The step that failed or was cut has a detail of its own.
+    if (row) {
+      const failedRow = report.rows.find((r) => r.name === row)!
+      expect(failedRow.result).not.toMatch(/succeeded|not run/)
+      expect(failedRow.detail).not.toBe('')
+      expect(failedRow.detail).not.toMatch(/Nothing was promoted/)
+    }
+    expect(report.leftBehind.join('\n')).toMatch(stays)
+    const html = renderSummary(report, 70_000)
+    expect(html).toContain('What stays behind')
+    expect(html).not.toContain('>this run<')
+    expect(html).toContain('href="https://github.com/acme/t/actions/runs/1/attempts/2"')
+    const log = epilogueLines(report)
+    expect(log).toContain(`Workflow run: https://github.com/acme/t/actions/runs/1/attempts/2`)
+    expect(log).toEqual(expect.arrayContaining(report.leftBehind.map((line) => `  - ${line}`)))
+    if (report.testExists) {
+      expect(html).toContain(
+        '<code>kubectl get codertemplatetest -n coder-tests docker-v2 -o yaml</code>'
+      )
+      expect(log).toContain(
+        'Inspect the test: kubectl get codertemplatetest -n coder-tests docker-v2 -o yaml'
+      )
+    }
+    if (kind !== 'invalid-input' && kind !== 'preflight') {
+      expect(log).toContain(
+        'Previous active version: v1 (old-id) https://coder.example.com/templates/acme/docker/versions/v1'
+      )
+    }
+  })
+
+  it('names the tested, previous and active versions beside their IDs, with links to Coder', async () => {
+    const report = build(await journalOf(FAILURES[5]![1]), old)
+    const html = renderSummary(report, 70_000)
+    expect(html).toContain(
+      '<code>v2</code> (<code>new-id</code>), <a href="https://coder.example.com/templates/acme/docker/versions/v2">in Coder</a>'
+    )
+    expect(html).toContain('<code>v1</code> (<code>old-id</code>)')
+    expect(html).toContain('unchanged')
+    expect(html).toContain('<code>ktt-0123</code>, owner <code>tester-id</code>')
+    expect(html).toContain(
+      '<a href="https://github.com/acme/gitops/commit/abc"><code>abcdef012345</code></a> on <code>main</code>'
+    )
+  })
+
+  it('a version that was not pushed is no tested version, and no test is there to inspect', async () => {
+    const html = renderSummary(build(await journalOf(FAILURES[2]![1]), old), 70_000)
+    expect(html).toContain('<tr><td>Version</td><td><code>v2</code></td></tr>')
+    expect(html).not.toContain('Tested version')
+    expect(html).not.toContain('kubectl')
+  })
+
+  it('says that a failed test keeps Argo CD or Flux degraded until its manifest is removed', async () => {
+    const report = build(await journalOf(FAILURES[5]![1]), old)
+    expect(report.leftBehind.join('\n')).toContain(
+      'The manifest tests/docker-v2.yaml stays in acme/gitops@main, and with it the failed test: Argo CD shows the application Degraded'
+    )
+    expect(report.leftBehind.join('\n')).toContain('set keep-tests')
+  })
+
+  it('a cut wait says how far it got', async () => {
+    const report = build(await journalOf(FAILURES[11]![1]), old)
+    expect(report.rows.find((r) => r.name === 'test')?.detail).toBe(
+      'cancelled while the test ran (last: Running / WaitingForBuild); the test goes on in the cluster'
+    )
+  })
+
+  it('the run link comes from the environment when the inputs were invalid', async () => {
+    const journal = await journalOf(FAILURES[0]![1])
+    const report = buildReport(journal, {
+      startedAt: 0,
+      observed: null,
+      serverUrl: 'https://ghe.example/',
+      repository: 'acme/t',
+      runId: '77',
+      runAttempt: '1'
+    })
+    expect(report.runUrl).toBe('https://ghe.example/acme/t/actions/runs/77/attempts/1')
+    expect(buildReport(journal, { startedAt: 0, observed: null }).runUrl).toBe('')
+  })
+})
+
+describe('links', () => {
+  it.each([
+    [
+      'https://coder.example.com/',
+      'acme',
+      'docker',
+      'v1.0.0',
+      'https://coder.example.com/templates/acme/docker/versions/v1.0.0'
+    ],
+    [
+      'https://x.example/coder',
+      'a b',
+      'd/e',
+      '"><img>',
+      'https://x.example/coder/templates/a%20b/d%2Fe/versions/%22%3E%3Cimg%3E'
+    ],
+    ['https://user:pw@coder.example.com', 'acme', 'docker', 'v1', ''],
+    ['javascript:alert(1)', 'acme', 'docker', 'v1', ''],
+    ['https://coder.example.com', 'acme', 'docker', '', '']
+  ])('coderVersionUrl(%s, %s, %s, %s)', (url, org, template, version, expected) => {
+    expect(coderVersionUrl(url, org, template, version)).toBe(expected)
+  })
+
+  it.each([
+    [
+      { serverUrl: 'https://github.com', repository: 'acme/t', runId: '9', runAttempt: '3' },
+      'https://github.com/acme/t/actions/runs/9/attempts/3'
+    ],
+    [
+      { serverUrl: 'https://github.com', repository: 'acme/t', runId: '9', runAttempt: '' },
+      'https://github.com/acme/t/actions/runs/9'
+    ],
+    [{ serverUrl: 'https://github.com', repository: 'acme/t', runId: '', runAttempt: '1' }, ''],
+    [{ serverUrl: 'https://github.com', repository: 'acme', runId: '9', runAttempt: '1' }, ''],
+    [{ serverUrl: 'https://github.com', repository: 'acme/t', runId: '9;x', runAttempt: '1' }, '']
+  ])('runUrlOf(%j)', (run, expected) => {
+    expect(runUrlOf(run)).toBe(expected)
+  })
+
+  it('commit links need a hex SHA; troubleshooting links encode the ref by segment', () => {
+    expect(commitUrlOf('https://github.com', 'acme', 'gitops', 'abc1234')).toBe(
+      'https://github.com/acme/gitops/commit/abc1234'
+    )
+    expect(commitUrlOf('https://github.com', 'acme', 'gitops', 'main')).toBe('')
+    expect(
+      troubleshootingUrlOf('test-failed', { repository: 'acme/gate', ref: 'release/v1' })
+    ).toBe('https://github.com/acme/gate/blob/release/v1/docs/troubleshooting.md#test-failed')
+  })
+
+  it('richText makes commands code and http(s) URLs links, and escapes everything else', () => {
+    expect(richText('Run `a <b>` at https://x.example/p?q=1&r=2.')).toBe(
+      'Run <code>a &lt;b&gt;</code> at <a href="https://x.example/p?q=1&amp;r=2">https://x.example/p?q=1&amp;r=2</a>.'
+    )
+    expect(richText('javascript:alert(1) "x"')).toBe('javascript:alert(1) &quot;x&quot;')
+  })
+})
+
+describe('pull-request mode', () => {
+  const opened = {
+    number: 7,
+    url: 'https://github.com/acme/gitops/pull/7',
+    nodeId: 'n',
+    merged: false,
+    reused: false
+  }
+
+  /** A journal of pull-request mode up to the merge, then the given steps. */
+  async function pullRequestJournal(
+    rest: [StepName, StepResult<unknown, unknown>][]
+  ): Promise<Journal> {
+    let clock = 1_000
+    const journal = new Journal({
+      signal: new AbortController().signal,
+      log: silent,
+      now: () => (clock += 1_000)
+    })
+    const prSettings = { ...settings, gitops: { ...settings.gitops, mode: 'pull-request' } }
+    const steps: [StepName, StepResult<unknown, unknown>][] = [
+      ['inputs', succeeded({ settings: prSettings, context: runContext }, 'x')],
+      ['preflight', succeeded(values.preflight, 'x')],
+      ['push', succeeded(values.push, 'x')],
+      [
+        'commit',
+        succeeded({ ...values.commit, branch: 'coder-template-gate/docker-v2', onBase: false }, 'x')
+      ],
+      ['pull-request', succeeded(opened, 'opened')],
+      ...rest
+    ]
+    try {
+      for (const [name, result] of steps) await journal.run(name, async () => result as never)
+    } catch (error) {
+      journal.stopped(error)
+    }
+    return journal
+  }
+
+  it('a merge that timed out leaves the pull request open, and says how to finish or close it', async () => {
+    const journal = await pullRequestJournal([
+      [
+        'merge',
+        failed('pull-request', 'not merged within 1 s', {
+          status: 'timed out',
+          facts: { pullRequest: opened }
+        })
+      ]
+    ])
+    const report = build(journal, { id: 'old-id', name: 'v1', createdAt: '' })
+    expect(report.rows.find((r) => r.name === 'merge')).toMatchObject({
+      result: 'timed out',
+      detail: 'not merged within 1 s'
+    })
+    expect(report.leftBehind.join('\n')).toContain(
+      'Pull request #7 stays open: https://github.com/acme/gitops/pull/7. Merge it and run the job again, or close it and delete the branch coder-template-gate/docker-v2'
+    )
+    expect(renderSummary(report, 10_000)).toContain(
+      '<a href="https://github.com/acme/gitops/pull/7">#7</a>'
+    )
+  })
+
+  it('after the merge, the GitOps commit is the merge commit on gitops-branch', async () => {
+    const journal = await pullRequestJournal([
+      ['merge', succeeded({ mergeCommitSha: 'fedcba9876543210' }, 'merged')],
+      [
+        'wait',
+        failed('test-failed', 'The test failed: AgentStartError: exit 1.', {
+          facts: syncedFacts(failedLast)
+        })
+      ]
+    ])
+    const report = build(journal, { id: 'old-id', name: 'v1', createdAt: '' })
+    expect(report.commitUrl).toBe('https://github.com/acme/gitops/commit/fedcba9876543210')
+    expect(report.commitBranch).toBe('main')
+    expect(report.leftBehind.join('\n')).toContain(
+      'The manifest tests/docker-v2.yaml stays in acme/gitops@main, and with it the failed test'
+    )
+  })
+})
+
+describe('the summary as text (npm run demo, npm run local)', () => {
+  it('keeps link targets, aligns tables, and decodes each entity once', async () => {
+    const report = build(await journalOf(FAILURES[5]![1]), {
+      id: 'old-id',
+      name: 'v1',
+      createdAt: ''
+    })
+    const text = summaryAsText(renderSummary(report, 70_000))
+    expect(text).toContain(
+      'Tested version                    v2 (new-id), in Coder (https://coder.example.com/templates/acme/docker/versions/v2)'
+    )
+    expect(text).toMatch(
+      /\n {2}test +failed +\d+\.\d s +The test failed: AgentStartError: exit 1\n/
+    )
+    expect(text).toContain("Flux's health check fails")
+    expect(text).not.toMatch(/<[a-z]+[ >]|&(amp|lt|gt|quot|#39);/)
+    expect(summaryAsText('<p>&amp;lt;b&amp;gt;</p>')).toBe('&lt;b&gt;')
   })
 })

@@ -79,6 +79,20 @@ export function commentJson(ctx: RouteContext, repo: StoredRepo, comment: Stored
   }
 }
 
+/**
+ * The Link header of a paginated list: next and last while there are more pages, first and prev
+ * after the first; none when everything fits on one page (docs.github.com, "Using pagination in the
+ * REST API").
+ */
+export function pageLinks(url: string, perPage: number, page: number, pages: number): string {
+  const at = (n: number, rel: string) => `<${url}?per_page=${perPage}&page=${n}>; rel="${rel}"`
+  const links: string[] = []
+  if (page > 1) links.push(at(page - 1, 'prev'))
+  if (page < pages) links.push(at(page + 1, 'next'), at(pages, 'last'))
+  if (page > 1) links.push(at(1, 'first'))
+  return links.join(', ')
+}
+
 function labelNames(body: unknown): unknown[] | null {
   const list = Array.isArray(body) ? body : (body as { labels?: unknown } | undefined)?.labels
   if (!Array.isArray(list)) return null
@@ -225,8 +239,15 @@ export const issueRoutes: Route[] = [
       const pull = issueOf(ctx, repo)
       const perPage = Math.min(Number(ctx.query.get('per_page') ?? 30) || 30, 100)
       const page = Math.max(Number(ctx.query.get('page') ?? 1) || 1, 1)
-      const comments = commentsOf(repo, pull.number).slice((page - 1) * perPage, page * perPage)
-      return { status: 200, json: comments.map((c) => commentJson(ctx, repo, c)) }
+      const all = commentsOf(repo, pull.number)
+      const comments = all.slice((page - 1) * perPage, page * perPage)
+      const url = `${ctx.apiRepoUrl(repo)}/issues/${pull.number}/comments`
+      const link = pageLinks(url, perPage, page, Math.ceil(all.length / perPage))
+      return {
+        status: 200,
+        json: comments.map((c) => commentJson(ctx, repo, c)),
+        ...(link ? { headers: { link } } : {})
+      }
     }
   },
   {

@@ -1,0 +1,112 @@
+// What a run that did not promote leaves in Coder, Git and the cluster, and how to clean each up, one
+// sentence each. The same facts on every failure kind (docs/troubleshooting.md, "What changed").
+import type { Journal } from '../steps/journal.js'
+import type { RunReport } from './report.js'
+
+export const NOTHING_LEFT = 'Nothing: the run changed nothing in Coder, Git or the cluster.'
+
+export function leftBehind(report: RunReport, journal: Journal): string[] {
+  if (report.outcome === 'promoted') return []
+  const lines = [
+    ...inCoder(report, journal),
+    ...inGit(report, journal),
+    ...inCluster(report, journal)
+  ]
+  if (lines.length === 0 && report.outcome !== 'passed' && report.outcome !== 'would-promote')
+    return [NOTHING_LEFT]
+  return lines
+}
+
+function inCoder(report: RunReport, journal: Journal): string[] {
+  const pushed = journal.value('push')
+  const at = report.organization ? ` -O ${report.organization}` : ''
+  if (pushed) {
+    if (report.activeVersionId === pushed.versionId) return []
+    return [
+      `Version ${pushed.versionName} (${pushed.versionId}) stays in Coder, inactive; a re-run of this commit reuses it. When it is not needed: \`coder templates versions archive ${pushed.template} ${pushed.versionName}${at} --yes\`.`
+    ]
+  }
+  const push = journal.entry('push')
+  if (!push || push.result.ok) return []
+  // coder-cli.md §1.7: a failed import keeps its version, inactive, with its name taken.
+  return [
+    `Coder may hold a version named ${report.versionName} whose import failed or was cancelled: Coder keeps such versions, inactive, and their name stays taken. Push under a new version name; list them with \`coder templates versions list ${report.template}${at} --include-archived\`.`
+  ]
+}
+
+function inGit(report: RunReport, journal: Journal): string[] {
+  const settings = journal.value('inputs')?.settings
+  const base = journal.value('preflight')?.branch ?? settings?.gitops.branch ?? ''
+  const where = `${report.gitopsRepository}@${base}`
+  const commit = journal.entry('commit')
+  if (!commit) return []
+  if (!commit.result.ok) {
+    return settings?.gitops.mode === 'pull-request'
+      ? [
+          `Nothing reached ${where}; the branch coder-template-gate/${report.testName} may exist: delete it when the version is not needed.`
+        ]
+      : [
+          `Nothing was committed to ${where}: the manifest and any keep-tests deletions are one commit.`
+        ]
+  }
+  const committed = commit.result.value
+  const viaPullRequest = settings?.gitops.mode === 'pull-request' && !committed.onBase
+  if (viaPullRequest && !journal.value('merge')) {
+    const url = journal.value('pull-request')?.url ?? ''
+    return [pullRequestLine(report, journal, url, committed.branch, base)]
+  }
+  if (report.phase === 'Failed') {
+    return [
+      `The manifest ${committed.manifestPath} stays in ${where}, and with it the failed test: Argo CD shows the application Degraded and Flux's health check fails until the manifest is removed. Remove the file, or set keep-tests so that later runs remove it.`
+    ]
+  }
+  return [
+    `The manifest ${committed.manifestPath} stays in ${where}; remove it (or use keep-tests) when the version is not needed.`
+  ]
+}
+
+function pullRequestLine(
+  report: RunReport,
+  journal: Journal,
+  url: string,
+  branch: string,
+  base: string
+): string {
+  if (!url)
+    return `The manifest is only on the branch ${branch}, not on ${base}: delete the branch when the version is not needed.`
+  const merge = journal.entry('merge')?.result
+  const failure = merge && !merge.ok ? merge.failure : null
+  const open = !failure || failure.status === 'timed out' || failure.status === 'cancelled'
+  const state = open ? 'stays open' : 'is not merged'
+  return `Pull request #${report.pullRequestNumber} ${state}: ${url}. Merge it and run the job again, or close it and delete the branch ${branch} when the version is not needed.`
+}
+
+function inCluster(report: RunReport, journal: Journal): string[] {
+  const wait = journal.entry('wait')?.result
+  if (!wait) return []
+  const facts = wait.ok ? wait.value : wait.facts
+  const test = `${report.namespace}/${report.testName}`
+  if (!facts?.syncedAt) {
+    if (!wait.ok && wait.failure.kind === 'sync-timeout')
+      return [
+        `No test ${test} appeared in the cluster yet: once Argo CD or Flux applies the manifest, the test runs; a re-run waits for it again.`
+      ]
+    return []
+  }
+  return [
+    `The test ${test} stays in the cluster while its manifest is in Git (with pruning on, Argo CD or Flux delete it once the file is gone)${workspaceClause(report)}.`
+  ]
+}
+
+/** The test workspace after the run, from the WorkspaceDeleted condition (coder-k8s-api.md §1.5). */
+function workspaceClause(report: RunReport): string {
+  const name = report.workspaceName
+  if (!name) return ''
+  const deleted = report.workspaceDeleted
+  if (deleted.startsWith('True')) return `; its workspace ${name} is deleted`
+  if (deleted === 'False/Retained')
+    return `; its workspace ${name} is kept (coder.com/deletion-policy: retain): delete it in Coder when done`
+  if (deleted)
+    return `; its workspace ${name} may still exist (WorkspaceDeleted ${deleted}), and the controller deletes it`
+  return `; its workspace ${name} may still exist while the test runs`
+}

@@ -127,8 +127,43 @@ describe('loadKubeConfig', () => {
     } catch (err) {
       message = (err as Error).message
     }
-    expect(message).toMatch(/^cannot load the kubeconfig input: /)
+    expect(message).toMatch(/^the value is not YAML, so not a kubeconfig/)
     expect(message).not.toContain('leaked-token-xyz')
+  })
+
+  it.each([
+    ['a path', '/home/runner/.kube/config', 'looks like a file path'],
+    ['base64 text', b64(twoContextKubeconfig()), 'looks base64-encoded'],
+    ['garbage', 'hunter2-garbage', 'plain text, not a kubeconfig'],
+    ['YAML of another kind', 'kind: Secret\ndata: { token: hunter2-garbage }\n', 'not a kubeconfig']
+  ])('says what it was given when the input is %s, never echoing it', (_name, content, words) => {
+    let error: (Error & { input?: string }) | null = null
+    try {
+      loadKubeConfig({ kubeconfig: content, context: '' })
+    } catch (err) {
+      error = err as Error
+    }
+    expect(error?.message).toContain(words)
+    expect(error?.input).toBe('kubeconfig')
+    expect(error?.message).not.toContain(content.trim())
+    expect(error?.message).not.toContain('hunter2')
+    expect(error?.message).not.toContain('current-context')
+  })
+
+  it('fails at once, naming the places looked at, when there is no kubeconfig anywhere', () => {
+    const saved = { KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME }
+    delete process.env.KUBECONFIG
+    process.env.HOME = dir
+    try {
+      expect(() => loadKubeConfig({ kubeconfig: '', context: '' })).toThrow(
+        `the kubeconfig input is empty, the KUBECONFIG environment variable is not set, and ${join(dir, '.kube/config')} does not exist`
+      )
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name]
+        else process.env[name] = value
+      }
+    }
   })
 
   it('reads token-file and auth-provider token files and masks their content', () => {

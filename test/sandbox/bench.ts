@@ -1,13 +1,15 @@
-// `npm run bench`: figures of the real bundle (`node dist/index.js`) against the sandbox world.
-// Prints one markdown report: final-status-to-promote latency of the gate vs a plain 5 s poll loop,
-// API requests per minute of a quiet wait, start-up time, and the size of dist/. A benchmark, not a
-// test: nothing here asserts speed; it fails only when a run does not do what it must (then the
-// figures would be meaningless). Fresh worlds per run, so each world's first promote is that run's.
-import { readdirSync, statSync } from 'node:fs'
+// `npm run bench`: figures of the real bundle (`node dist/index.js`) against the sandbox world, as
+// one table (measure, value, unit, compared with) and the ratios. Final-status-to-promote latency
+// of the gate vs a plain 5 s poll loop, API requests per minute of a quiet wait, start-up time and
+// the size of dist/; with BENCH_COMPARE_BUNDLE, start-up and size of that bundle too, measured in
+// the same run (interleaved). A benchmark, not a test: nothing here asserts speed; it fails only
+// when a run does not do what it must. Fresh worlds per run, so each world's first promote is that run's.
+import { spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { NAMESPACE, OWNER, startWorld, type World } from './world.js'
-import { REPO_ROOT } from './action-runner.js'
+import { BUNDLE, inputEnv } from './action-runner.js'
 import type { FinalStatusInfo } from './kube/controller.js'
 import type { RecordedRequest } from './contracts.js'
 import type { CoderTemplateTest } from '../../src/api.js'
@@ -24,7 +26,10 @@ const POLL_INTERVAL_MS = 5000
 /** wait-timeout-seconds of the quiet runs: the wait window measured. */
 const QUIET_WAIT_SECONDS = Number(process.env.BENCH_QUIET_SECONDS ?? 95)
 /** client-node 2.0.1 Watch inactivity timeout (action-ecosystem.md §6.4). */
-const CLIENT_NODE_INACTIVITY_SECONDS = 30
+const STARTUP_RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 15)
+/** Another bundle (e.g. an older dist/index.js) whose start-up and size are measured alongside. */
+const COMPARE_BUNDLE = process.env.BENCH_COMPARE_BUNDLE ?? ''
+const COMPARE_LABEL = process.env.BENCH_COMPARE_LABEL ?? COMPARE_BUNDLE
 
 // ---------- statistics ----------
 
@@ -56,7 +61,6 @@ function summary(values: number[]): {
     max: Math.max(...values)
   }
 }
-const ms = (value: number): string => `${Math.round(value)} ms`
 
 // ---------- shared helpers ----------
 
@@ -101,12 +105,11 @@ function fail(what: string, detail: string): never {
   throw new Error(`bench: ${what}: ${detail}`)
 }
 
-// ---------- 1 + 4: the real bundle, final write -> promote, spawn -> first request ----------
+// ---------- 1: the real bundle, final write -> promote ----------
 
 interface GateRun {
   version: string
   latencyMs: number
-  startupMs: number
   totalMs: number
 }
 
@@ -115,15 +118,7 @@ async function gateRun(index: number): Promise<GateRun> {
     const version = `v1.0.${index}`
     const testName = testNameFor(TEMPLATE, version)
     const finalWrite = finalWriteOf(world, testName)
-    let spawnedAt = 0
-    const run = await world.run(
-      { version },
-      {},
-      {
-        onStart: () => (spawnedAt = Date.now()),
-        timeoutMs: 60_000
-      }
-    )
+    const run = await world.run({ version }, {}, { timeoutMs: 60_000 })
     if (run.exitCode !== 0 || run.outputs['promotion-result'] !== 'Promoted')
       fail(`gate run ${version}`, `exit ${run.exitCode}, ${run.stdout.slice(-600)}${run.stderr}`)
     const final = await finalWrite
@@ -139,15 +134,9 @@ async function gateRun(index: number): Promise<GateRun> {
       promotedID !== run.outputs['version-id']
     )
       fail(`gate run ${version}`, `promoted ${promotedID}, final wrote ${final.templateVersionID}`)
-    const firstRequestAt = Math.min(
-      ...[world.coder.requests, world.kube.requests, world.github.requests]
-        .map((list) => list[0]?.at)
-        .filter((at): at is number => at !== undefined)
-    )
     return {
       version,
       latencyMs: promoteAt - final.at,
-      startupMs: firstRequestAt - spawnedAt,
       totalMs: run.durationMs
     }
   })
@@ -277,25 +266,99 @@ async function quietRun(bookmarkSeconds: number): Promise<QuietRun> {
   })
 }
 
+// ---------- 4: start-up of two bundles, interleaved in one world ----------
+
+/** Spawn of `bundle` -> first request to any sandbox server; the child is killed right after. */
+async function startupOf(world: World, bundle: string, temp: string): Promise<number> {
+  const count = (): number =>
+    world.coder.requests.length + world.kube.requests.length + world.github.requests.length
+  const firstNew = (before: [number, number, number]): number | undefined =>
+    [world.coder.requests, world.kube.requests, world.github.requests]
+      .map((list, i) => list[before[i]!]?.at)
+      .filter((at): at is number => at !== undefined)
+      .sort((a, b) => a - b)[0]
+  const before: [number, number, number] = [
+    world.coder.requests.length,
+    world.kube.requests.length,
+    world.github.requests.length
+  ]
+  const context = world.context()
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: temp,
+    GITHUB_ACTIONS: 'true',
+    GITHUB_EVENT_NAME: context.eventName,
+    GITHUB_EVENT_PATH: path.join(temp, 'event.json'),
+    GITHUB_REF: context.ref,
+    GITHUB_SHA: context.sha,
+    GITHUB_REPOSITORY: context.repository,
+    GITHUB_API_URL: context.apiUrl,
+    GITHUB_RUN_ID: '1',
+    GITHUB_WORKSPACE: context.workspace,
+    GITHUB_OUTPUT: path.join(temp, 'output.txt'),
+    GITHUB_STEP_SUMMARY: path.join(temp, 'summary.md'),
+    RUNNER_TEMP: path.join(temp, 'runner-temp'),
+    RUNNER_TOOL_CACHE: path.join(temp, 'tool-cache'),
+    ...inputEnv(world.inputs({ version: 'v9.0.0' }))
+  }
+  const spawnedAt = Date.now()
+  const child = spawn(process.execPath, [bundle], { cwd: context.workspace, env, stdio: 'ignore' })
+  const closed = new Promise((resolve) => child.on('close', resolve))
+  const giveUpAt = spawnedAt + 30_000
+  while (count() === before.reduce((a, b) => a + b) && Date.now() < giveUpAt) await sleep(1)
+  child.kill('SIGKILL')
+  await closed
+  return (firstNew(before) ?? fail('start-up', `${bundle} made no request`)) - spawnedAt
+}
+
+async function startupPairs(): Promise<{ current: number[]; compared: number[] }> {
+  const temp = mkdtempSync(path.join(os.tmpdir(), 'gate-bench-startup-'))
+  for (const dir of ['runner-temp', 'tool-cache']) mkdirSync(path.join(temp, dir))
+  for (const file of ['output.txt', 'summary.md']) writeFileSync(path.join(temp, file), '')
+  writeFileSync(path.join(temp, 'event.json'), '{}')
+  const current: number[] = []
+  const compared: number[] = []
+  await withWorld({ noSync: true }, async (world) => {
+    for (let i = 0; i < STARTUP_RUNS; i++) {
+      // Alternate which goes first, so neither always meets a warmer cache.
+      const order = i % 2 === 0 ? ['current', 'compared'] : ['compared', 'current']
+      for (const which of order) {
+        if (which === 'current') current.push(await startupOf(world, BUNDLE, temp))
+        else if (COMPARE_BUNDLE) compared.push(await startupOf(world, COMPARE_BUNDLE, temp))
+      }
+    }
+  })
+  return { current, compared }
+}
+
 // ---------- 5: dist/ ----------
 
-function distFiles(): { file: string; bytes: number }[] {
-  const dist = path.join(REPO_ROOT, 'dist')
-  return readdirSync(dist)
-    .filter((file) => statSync(path.join(dist, file)).isFile())
-    .sort()
-    .map((file) => ({ file, bytes: statSync(path.join(dist, file)).size }))
+function bundleBytes(bundle: string): number {
+  const dir = path.dirname(bundle)
+  return readdirSync(dir)
+    .filter((file) => statSync(path.join(dir, file)).isFile())
+    .reduce((sum, file) => sum + statSync(path.join(dir, file)).size, 0)
 }
 
 // ---------- report ----------
 
+type Row = [measure: string, value: string, unit: string, comparedWith: string]
+
+function table(rows: Row[]): string[] {
+  const all: Row[] = [['measure', 'value', 'unit', 'compared with'], ...rows]
+  const width = (col: number): number => Math.max(...all.map((row) => row[col]!.length))
+  const format = (row: Row): string =>
+    `| ${row.map((cell, col) => (col === 1 ? cell.padStart(width(col)) : cell.padEnd(width(col)))).join(' | ')} |`
+  const rule = `|${[0, 1, 2, 3].map((col) => `${col === 1 ? '-' : ':'}${'-'.repeat(width(col))}${col === 1 ? ':' : '-'}`).join('|')}|`
+  return [format(all[0]!), rule, ...rows.map(format)]
+}
+
+const round = (value: number): string => String(Math.round(value))
+const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}x`
+
 async function main(): Promise<void> {
   const benchStarted = Date.now()
   const cpus = os.cpus()
-  const out: string[] = []
-  const line = (text = ''): void => {
-    out.push(text)
-  }
   process.stderr.write(`bench: ${GATE_RUNS} gate runs...\n`)
   const gateRuns: GateRun[] = []
   for (let i = 0; i < GATE_RUNS; i++) gateRuns.push(await gateRun(i))
@@ -304,69 +367,82 @@ async function main(): Promise<void> {
   const pollLatencies = await Promise.all(Array.from({ length: POLL_RUNS }, (_, i) => pollRun(i)))
 
   process.stderr.write(`bench: two quiet waits of ${QUIET_WAIT_SECONDS} s (in parallel)...\n`)
-  const quiet = await Promise.all([quietRun(60), quietRun(10)])
+  const [quiet60, quiet10] = await Promise.all([quietRun(60), quietRun(10)])
+
+  process.stderr.write(`bench: ${STARTUP_RUNS} start-ups per bundle (interleaved)...\n`)
+  const startups = await startupPairs()
 
   const gate = summary(gateRuns.map((r) => r.latencyMs))
   const poll = summary(pollLatencies)
-  const startup = summary(gateRuns.map((r) => r.startupMs))
   const total = summary(gateRuns.map((r) => r.totalMs))
+  const startup = summary(startups.current)
+  const oldStartup = COMPARE_BUNDLE ? summary(startups.compared) : null
+  const size = bundleBytes(BUNDLE)
+  const oldSize = COMPARE_BUNDLE ? bundleBytes(COMPARE_BUNDLE) : 0
+  const pollPerMinute = 60_000 / POLL_INTERVAL_MS
+  const other = COMPARE_LABEL || 'the other bundle'
 
-  line('# coder-template-gate bench')
-  line()
-  line(
-    `Machine: Node ${process.version}, ${cpus.length} CPU (${cpus[0]?.model.trim() ?? 'unknown'}), ${os.platform()}/${os.arch()}; bundle: dist/index.js run as a child process per run.`
-  )
-  line()
-  line('## 1-2. Final status write -> promote request')
-  line()
-  line('| Waiter | runs | median | p95 | min | max |')
-  line('|---|---:|---:|---:|---:|---:|')
-  line(
-    `| gate (watch), real bundle | ${gate.n} | ${ms(gate.median)} | ${ms(gate.p95)} | ${ms(gate.min)} | ${ms(gate.max)} |`
-  )
-  line(
-    `| plain ${POLL_INTERVAL_MS / 1000} s poll loop (GET, then POST promote) | ${poll.n} | ${ms(poll.median)} | ${ms(poll.p95)} | ${ms(poll.min)} | ${ms(poll.max)} |`
-  )
-  line()
-  line(
-    `Median ratio poll / gate: **${(poll.median / gate.median).toFixed(1)}x**. From the controller's final status write (onFinal) to the arrival of the promote POST at the sandbox API server; each run has its own world, and the promote is checked to carry the version ID of that final write. The gate's figure includes its Coder read of the active version before the promote; the poll loop does only GET and POST. Whole gate run (spawn to exit): median ${ms(total.median)}, p95 ${ms(total.p95)}.`
-  )
-  line()
-  line(`## 3. Requests to the API server per minute of waiting (test never final)`)
-  line()
-  line(
-    '| Bookmarks every | wait window | GET | LIST | watch | other | total | requests/min | after the first watch: requests / s / per min |'
-  )
-  line('|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
-  for (const q of quiet)
-    line(
-      `| ${q.bookmarkSeconds} s | ${q.windowSeconds.toFixed(1)} s | ${q.gets} | ${q.lists} | ${q.watches} | ${q.other} | ${q.total} | ${q.perMinute.toFixed(1)} | ${q.steadyRequests} / ${q.steadySeconds.toFixed(1)} s / ${q.steadyPerMinute.toFixed(1)} |`
+  const rows: Row[] = [
+    [
+      'final status -> promote, median',
+      round(gate.median),
+      'ms',
+      `5 s poll loop: ${round(poll.median)} ms`
+    ],
+    ['final status -> promote, p95', round(gate.p95), 'ms', `5 s poll loop: ${round(poll.p95)} ms`],
+    [
+      'whole gate run, median',
+      round(total.median),
+      'ms',
+      `${gate.n} runs, p95 ${round(total.p95)} ms`
+    ],
+    [
+      'quiet wait, 60 s bookmarks',
+      quiet60!.perMinute.toFixed(1),
+      'requests/min',
+      `5 s poll loop: ${pollPerMinute.toFixed(1)}`
+    ],
+    [
+      'quiet wait, 10 s bookmarks',
+      quiet10!.perMinute.toFixed(1),
+      'requests/min',
+      `5 s poll loop: ${pollPerMinute.toFixed(1)}`
+    ],
+    [
+      'start-up (spawn -> first request), median',
+      round(startup.median),
+      'ms',
+      oldStartup ? `${other}: ${round(oldStartup.median)} ms` : ''
+    ],
+    [
+      'start-up, p95',
+      round(startup.p95),
+      'ms',
+      oldStartup ? `${other}: ${round(oldStartup.p95)} ms` : ''
+    ],
+    [
+      'dist/ size',
+      size.toLocaleString('en-US'),
+      'bytes',
+      COMPARE_BUNDLE ? `${other}: ${oldSize.toLocaleString('en-US')} bytes` : ''
+    ]
+  ]
+  const out = [
+    `coder-template-gate bench: Node ${process.version}, ${cpus.length} CPU (${cpus[0]?.model.trim() ?? 'unknown'}), load ${os.loadavg()[0]!.toFixed(1)}; ${path.relative(process.cwd(), BUNDLE)} as a child process per run.`,
+    '',
+    ...table(rows),
+    '',
+    'Ratios:',
+    `  promote latency, poll loop / gate (median): ${ratio(poll.median, gate.median)}`,
+    `  requests per minute, poll loop / gate (60 s bookmarks): ${ratio(pollPerMinute, quiet60!.perMinute)}`
+  ]
+  if (oldStartup) {
+    out.push(
+      `  start-up, this bundle / ${other} (median): ${ratio(startup.median, oldStartup.median)}`
     )
-  line(`| (5 s poll loop, for comparison) | 60 s | 12 | 0 | 0 | 0 | 12 | 12.0 | 12.0 |`)
-  line()
-  line(
-    `Window: from the bundle's first request for the test to its exit after wait-timeout-seconds=${QUIET_WAIT_SECONDS}; discovery and promote excluded. client-node 2.0.1 ends a watch that receives nothing for ${CLIENT_NODE_INACTIVITY_SECONDS} s, and the gate then re-reads (GET) and re-watches; a BOOKMARK sooner than that keeps the watch alive (until its timeoutSeconds=300).`
-  )
-  line()
-  line('## 4. Start-up: spawn of dist/index.js -> first request to any sandbox server')
-  line()
-  line('| runs | median | p95 | min | max |')
-  line('|---:|---:|---:|---:|---:|')
-  line(
-    `| ${startup.n} | ${ms(startup.median)} | ${ms(startup.p95)} | ${ms(startup.min)} | ${ms(startup.max)} |`
-  )
-  line()
-  line('(Measured on the gate runs of section 1; the servers stamp a request when they answer it.)')
-  line()
-  line('## 5. Size of dist/')
-  line()
-  line('| File | bytes |')
-  line('|---|---:|')
-  const files = distFiles()
-  for (const f of files) line(`| ${f.file} | ${f.bytes.toLocaleString('en-US')} |`)
-  line(`| **total** | **${files.reduce((sum, f) => sum + f.bytes, 0).toLocaleString('en-US')}** |`)
-  line()
-  line(`Bench runtime: ${((Date.now() - benchStarted) / 1000).toFixed(0)} s.`)
+    out.push(`  dist/ size, this bundle / ${other}: ${ratio(size, oldSize)}`)
+  }
+  out.push('', `Bench runtime: ${((Date.now() - benchStarted) / 1000).toFixed(0)} s.`)
   process.stdout.write(out.join('\n') + '\n')
 }
 

@@ -2,7 +2,6 @@
 // secret in it so the caller can mask them (core.setSecret) before anything is logged.
 // client-node 2.x: loadFromString / loadFromDefault (action-ecosystem.md §6.2).
 import { existsSync, readFileSync } from 'node:fs'
-import { homedir } from 'node:os'
 import path from 'node:path'
 import { KubeConfig } from '@kubernetes/client-node'
 import type { User } from '@kubernetes/client-node'
@@ -178,13 +177,14 @@ function isEmptyConfig(kc: KubeConfig): boolean {
 
 /** Where client-node's loadFromDefault looks (client-node 2.x config.js), as seen from here. */
 function defaultPlaces() {
-  // client-node finds the home directory through HOME on Linux and macOS.
-  const home = process.env.HOME || homedir()
-  const homeConfig = path.join(home, '.kube', 'config')
+  // client-node finds the home directory through HOME only (findHomeDir, config.js): without HOME it
+  // never reads ~/.kube/config, so neither may this check.
+  const home = process.env.HOME || ''
+  const homeConfig = home ? path.join(home, '.kube', 'config') : '~/.kube/config (HOME is not set)'
   return {
     kubeconfigEnv: process.env.KUBECONFIG ?? '',
     homeConfig,
-    homeConfigExists: existsSync(homeConfig),
+    homeConfigExists: home !== '' && existsSync(homeConfig),
     serviceAccountTokenExists: existsSync(SERVICE_ACCOUNT_TOKEN)
   }
 }

@@ -144,7 +144,10 @@ function fillWait(report: RunReport, journal: Journal): void {
 
 /** The tested, previous and active versions in the Coder dashboard. */
 function fillVersionLinks(report: RunReport, journal: Journal): void {
-  const coderUrl = journal.value('inputs')?.settings.coder.url ?? ''
+  // Before the preflight, the organization is the input as written (maybe an alias): no link then.
+  const coderUrl = journal.value('preflight')
+    ? (journal.value('inputs')?.settings.coder.url ?? '')
+    : ''
   const link = (name: string): string =>
     coderVersionUrl(coderUrl, report.organization, report.template, name)
   if (journal.value('push')) report.versionUrl = link(report.versionName)

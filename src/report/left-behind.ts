@@ -1,5 +1,6 @@
 // What a run that did not promote leaves in Coder, Git and the cluster, and how to clean each up, one
 // sentence each. The same facts on every failure kind (docs/troubleshooting.md, "What changed").
+import { pullRequestBranch } from '../manifest.js'
 import type { Journal } from '../steps/journal.js'
 import type { RunReport } from './report.js'
 
@@ -22,6 +23,11 @@ function inCoder(report: RunReport, journal: Journal): string[] {
   const at = report.organization ? ` -O ${report.organization}` : ''
   if (pushed) {
     if (report.activeVersionId === pushed.versionId) return []
+    if (report.activeVersionId === '' && report.promotionRequested)
+      return [
+        `Version ${pushed.versionName} (${pushed.versionId}) may be active: the promote request was sent and the active version could not be read afterwards. Check it in Coder before you run the job again.`
+      ]
+    // guess: `coder templates versions archive` is from Coder's docs; coder-cli.md does not cover it.
     return [
       `Version ${pushed.versionName} (${pushed.versionId}) stays in Coder, inactive; a re-run of this commit reuses it. When it is not needed: \`coder templates versions archive ${pushed.template} ${pushed.versionName}${at} --yes\`.`
     ]
@@ -41,9 +47,13 @@ function inGit(report: RunReport, journal: Journal): string[] {
   const commit = journal.entry('commit')
   if (!commit) return []
   if (!commit.result.ok) {
+    if (commit.result.failure.status === 'cancelled')
+      return [
+        `The commit to ${where} may have landed before the cancel: check the branch; a re-run finds its own manifest and does not commit it twice.`
+      ]
     return settings?.gitops.mode === 'pull-request'
       ? [
-          `Nothing reached ${where}; the branch coder-template-gate/${report.testName} may exist: delete it when the version is not needed.`
+          `Nothing reached ${where}; the branch ${pullRequestBranch(report.testName)} may exist: delete it when the version is not needed.`
         ]
       : [
           `Nothing was committed to ${where}: the manifest and any keep-tests deletions are one commit.`
@@ -94,18 +104,35 @@ function inCluster(report: RunReport, journal: Journal): string[] {
     return []
   }
   return [
-    `The test ${test} stays in the cluster while its manifest is in Git (with pruning on, Argo CD or Flux delete it once the file is gone)${workspaceClause(report)}.`
+    `The test ${test} stays in the cluster while its manifest is in Git (with pruning on, Argo CD or Flux delete it once the file is gone)${workspaceClause(report.workspaceName, report.workspaceDeleted)}.`
   ]
 }
 
-/** The test workspace after the run, from the WorkspaceDeleted condition (coder-k8s-api.md §1.5). */
-function workspaceClause(report: RunReport): string {
-  const name = report.workspaceName
+/**
+ * The test workspace after the run, from the WorkspaceDeleted condition (coder-k8s-api.md §1.5, and
+ * §1.10: the finalizer is released on True, Retained and ControlPlaneGone, so then nobody deletes it).
+ */
+const WORKSPACE_AFTER: Record<string, (name: string) => string> = {
+  'True/Deleted': (name) => `; its workspace ${name} is deleted`,
+  'True/DeletedExternally': (name) => `; its workspace ${name} was deleted outside the controller`,
+  'True/NotCreated': (name) => `; no workspace ${name} was created`,
+  'False/Retained': (name) =>
+    `; its workspace ${name} is kept (coder.com/deletion-policy: retain): delete it in Coder when done`,
+  'Unknown/ControlPlaneGone': (name) =>
+    `; its workspace ${name} may still exist and nobody deletes it now that the CoderControlPlane is gone: delete it in Coder`,
+  'Unknown/CreateOutcomeUnknown': (name) =>
+    `; whether its workspace ${name} exists is unknown: check Coder for it`,
+  'Unknown/OwnershipUnknown': (name) =>
+    `; a workspace ${name} may exist that the controller cannot prove is its own: check Coder for it`,
+  'False/CoderAnswerMismatch': (name) =>
+    `; Coder answered unexpectedly about its workspace ${name}: check Coder for it`
+}
+
+/** Pure: what becomes of the test workspace, from its name and WorkspaceDeleted `<status>/<reason>`. */
+export function workspaceClause(name: string, deleted: string): string {
   if (!name) return ''
-  const deleted = report.workspaceDeleted
-  if (deleted.startsWith('True')) return `; its workspace ${name} is deleted`
-  if (deleted === 'False/Retained')
-    return `; its workspace ${name} is kept (coder.com/deletion-policy: retain): delete it in Coder when done`
+  const known = Object.hasOwn(WORKSPACE_AFTER, deleted) ? WORKSPACE_AFTER[deleted] : undefined
+  if (known) return known(name)
   if (deleted)
     return `; its workspace ${name} may still exist (WorkspaceDeleted ${deleted}), and the controller deletes it`
   return `; its workspace ${name} may still exist while the test runs`

@@ -60,7 +60,8 @@ async function commentOnPullRequest(
       body: renderComment(report),
       signal: AbortSignal.timeout(15_000)
     })
-    core.info(`Commented on pull request #${settings.pullRequestNumber}: ${url}`)
+    // The URL is GitHub's answer: data, never a workflow command.
+    writeSafely(`Commented on pull request #${settings.pullRequestNumber}: ${url}`)
   } catch (error) {
     core.warning(
       `Could not comment on pull request #${settings.pullRequestNumber}: ${messageOf(error)}`

@@ -229,16 +229,23 @@ function stillRunning(name: string): string {
   return `The test ${name} stays in the cluster and the controller may still finish it: run the job again later, and a re-run promotes at once if it passed meanwhile.`
 }
 
-/** The workspace fields of a status; null when the status names no workspace yet. */
+// The status is another system's text and these fields reach the advice and the summary: a value
+// that breaks its documented shape is dropped, not shown (coder-k8s-api.md §1.3, §1.5, §1.9).
+const WORKSPACE_NAME = /^[a-zA-Z0-9]+(-[a-zA-Z0-9]+)*$/ // Coder's workspace name rule, <= 32
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const CONDITION_WORD = /^[A-Za-z]{1,64}$/
+
+/** The workspace fields of a status; null when the status names no (valid) workspace yet. */
 export function workspaceOf(test: CoderTemplateTest): TestWorkspace | null {
   const status = test.status ?? {}
   const name = typeof status.workspaceName === 'string' ? status.workspaceName : ''
-  if (!name) return null
-  const ownerId = typeof status.ownerID === 'string' ? status.ownerID : ''
+  if (name.length > 32 || !WORKSPACE_NAME.test(name)) return null
+  const ownerId =
+    typeof status.ownerID === 'string' && UUID.test(status.ownerID) ? status.ownerID : ''
   const condition = status.conditions?.find((c) => c.type === 'WorkspaceDeleted')
   const deleted = condition
     ? [condition.status, condition.reason]
-        .filter((part) => typeof part === 'string' && part)
+        .filter((part): part is string => typeof part === 'string' && CONDITION_WORD.test(part))
         .join('/')
     : ''
   return { name, ownerId, deleted }

@@ -189,7 +189,10 @@ if (!hasReference)
   console.info(`${REFERENCE_PATH} is absent: the controller reasons are checked where it exists`)
 
 ;(hasReference ? describe : describe.skip)('docs/troubleshooting.md: controller reasons', () => {
-  const reasons = parseControllerReasons(hasReference ? readFileSync(REFERENCE_PATH, 'utf8') : '')
+  // describe.skip still runs this body: parse only what exists.
+  const reasons = hasReference
+    ? parseControllerReasons(readFileSync(REFERENCE_PATH, 'utf8'))
+    : { wait: [], failure: [], success: [] }
   const all = [...reasons.wait, ...reasons.failure, ...reasons.success]
   const byName = new Map(reasonSections(sections).map((s) => [s.text, s]))
 

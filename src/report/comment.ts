@@ -19,14 +19,34 @@ const reference = (c: string): string => `&#${c.charCodeAt(0)};`
 /** One line of plain text: markup characters as character references, nothing auto-linked. */
 export function escapeMarkdown(text: string, max = 1000): string {
   const cut = text.length > max ? `${text.slice(0, max)}…` : text
-  return cut
-    .replace(/\s*[\r\n]+\s*/g, ' ')
-    .trimStart()
+  return escapeInline(cut.replace(/\s*[\r\n]+\s*/g, ' ').trimStart()).replace(
+    LINE_START_SPECIAL,
+    (lead) => lead.slice(0, -1) + reference(lead.slice(-1))
+  )
+}
+
+/** Text inside a line: the same escapes, without the ones only the start of a line needs. */
+function escapeInline(text: string): string {
+  return text
     .replace(/:\/\//g, `:${JOINER}//`)
     .replace(/\bwww\./gi, (www) => `${www.slice(0, 3)}${JOINER}.`)
     .replace(/[@#]/g, (c) => `${c}${JOINER}`)
     .replace(MARKDOWN_SPECIAL, reference)
-    .replace(LINE_START_SPECIAL, (lead) => lead.slice(0, -1) + reference(lead.slice(-1)))
+}
+
+// The gate's own sentences (advice, what stays behind) carry `commands` and the URLs it built; the
+// status fields they quote were checked against their documented shapes (steps/wait.ts workspaceOf).
+const PROSE_TOKEN = /(`[^`\r\n]+`|https?:\/\/[^\s<>"`]+?(?=[.,:;)]?(?:\s|$)))/
+
+/** A sentence of the gate's: commands stay code spans, http(s) URLs links, the rest escaped. */
+export function escapeProse(text: string): string {
+  const parts = text.replace(/\s*[\r\n]+\s*/g, ' ').split(PROSE_TOKEN)
+  return parts
+    .map((part, i) => {
+      if (i % 2 === 0) return i === 0 ? escapeMarkdown(part) : escapeInline(part)
+      return part.startsWith('`') ? part : markdownLink(part, part)
+    })
+    .join('')
 }
 
 /**
@@ -82,7 +102,7 @@ function factRows(report: RunReport): [string, string][] {
 
 function bullets(title: string, items: string[]): string[] {
   if (items.length === 0) return []
-  return [`**${title}**`, '', ...items.map((item) => `- ${escapeMarkdown(item)}`), '']
+  return [`**${title}**`, '', ...items.map((item) => `- ${escapeProse(item)}`), '']
 }
 
 export function renderComment(report: RunReport): string {

@@ -3,7 +3,7 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
 import { createGitOpsOctokit } from '../../src/gitops/octokit.js'
 import { isOwnMarkedComment, markerLine, upsertComment } from '../../src/gitops/pr-comment.js'
-import { escapeMarkdown, markdownLink } from '../../src/report/comment.js'
+import { escapeMarkdown, escapeProse, markdownLink } from '../../src/report/comment.js'
 import { startGitHubSandbox, type GitHubSandbox } from '../sandbox/github/index.js'
 
 const OWNER = 'acme'
@@ -230,5 +230,32 @@ describe('the text of the comment', () => {
     ]
   ])('%s', (_name, url, label, expected) => {
     expect(markdownLink(url, label)).toBe(expected)
+  })
+})
+
+describe("escapeProse: the gate's own sentences in the comment", () => {
+  it.each([
+    [
+      'a command stays a code span',
+      'run `coder templates versions list docker`.',
+      '`coder templates versions list docker`'
+    ],
+    [
+      'a URL becomes a link, its full stop stays outside',
+      'open: https://github.com/a/b/pull/3.',
+      '](https://github.com/a/b/pull/3).'
+    ],
+    ['a mention is broken', 'ask @admins', '&#64;\u2060admins'],
+    ['markup is escaped', 'x <b>y</b>', '&#60;b&#62;y&#60;/b&#62;'],
+    ['text after a code span keeps its space', '`a` then b', '`a` then b'],
+    ['a URL of another scheme is text', 'javascript://x', 'javascript:\u2060//x']
+  ])('%s', (_, text, expected) => {
+    expect(escapeProse(text)).toContain(expected)
+  })
+
+  it('never leaves a javascript: link', () => {
+    expect(escapeProse('see javascript:alert(1) and https://a.example/x')).not.toMatch(
+      /\]\(javascript/
+    )
   })
 })

@@ -2,25 +2,17 @@
 // own pull request and updates it on later runs (never a second); a token that may not comment
 // gives a warning and the gate's result stands; other events post nothing. Foreign text in the
 // comment never becomes markup, a mention or a link.
-import { existsSync } from 'node:fs'
-import { afterEach, describe, expect, it } from '@jest/globals'
-import { BUNDLE } from '../sandbox/action-runner.js'
-import { OWNER, startWorld, TEMPLATES_REPO, type World } from '../sandbox/world.js'
-import { expectNoSecrets } from './expect.js'
-
-if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run package`)
-
-let world: World | null = null
-afterEach(async () => {
-  await world?.close()
-  world = null
-})
+import { describe, expect, it } from '@jest/globals'
+import { OWNER, TEMPLATES_REPO, type World } from '../sandbox/world.js'
+import { expectNoSecrets, oneWorldPerTest } from './expect.js'
 
 const MARKER = /^<!-- coder-template-gate:result:docker-pr-\d+-[0-9a-f]{7} -->\n/
 const COMMENT_ON_PR = { 'comment-on-pr': 'true', promote: 'false' }
 
+const startOneWorld = oneWorldPerTest()
+
 async function newWorld(): Promise<World> {
-  world = await startWorld()
+  const world = await startOneWorld()
   world.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
   return world
 }

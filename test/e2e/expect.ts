@@ -1,8 +1,33 @@
 // What every end-to-end file asserts the same way.
-import { expect } from '@jest/globals'
+import { existsSync } from 'node:fs'
+import { afterEach, expect } from '@jest/globals'
 import YAML from 'yaml'
-import type { ActionRun } from '../sandbox/action-runner.js'
-import { GITOPS_PATH, GITOPS_REPO, OWNER, type World } from '../sandbox/world.js'
+import { type ActionRun, BUNDLE } from '../sandbox/action-runner.js'
+import {
+  GITOPS_PATH,
+  GITOPS_REPO,
+  OWNER,
+  startWorld,
+  type World,
+  type WorldOptions
+} from '../sandbox/world.js'
+
+/**
+ * For a test file: the bundle must exist, and the world a test starts is closed after it. Returns
+ * the function that starts that world.
+ */
+export function oneWorldPerTest(): (options?: WorldOptions) => Promise<World> {
+  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run package`)
+  let world: World | null = null
+  afterEach(async () => {
+    await world?.close()
+    world = null
+  })
+  return async (options = {}) => {
+    world = await startWorld(options)
+    return world
+  }
+}
 
 /** The runner consumes `::add-mask::` commands and never shows them; everything else counts. */
 export function expectNoSecrets(w: World, run: ActionRun, requireMasks = true): void {

@@ -2,32 +2,24 @@
 // epilogue that say what happened and what to do next — the failed step's own detail, the test
 // workspace, links to the version in Coder, the GitOps commit or pull request and the run, version
 // names beside their IDs, the kubectl command where a test exists, and what stays behind.
-import { existsSync } from 'node:fs'
-import { afterEach, describe, expect, it } from '@jest/globals'
+import { describe, expect, it } from '@jest/globals'
 import { buildTestManifest, renderManifest } from '../../src/manifest.js'
-import { type ActionRun, BUNDLE, type RunOptions } from '../sandbox/action-runner.js'
+import { type ActionRun, type RunOptions } from '../sandbox/action-runner.js'
 import { summaryAsText } from '../sandbox/summary-text.js'
 import {
   GITOPS_PATH,
   GITOPS_REPO,
   NAMESPACE,
   OWNER,
-  startWorld,
   type World,
   type WorldOptions
 } from '../sandbox/world.js'
-import { expectNoSecrets, promoteRequests } from './expect.js'
+import { expectNoSecrets, oneWorldPerTest, promoteRequests } from './expect.js'
 
-if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run package`)
-
-let world: World | null = null
-afterEach(async () => {
-  await world?.close()
-  world = null
-})
+const startOneWorld = oneWorldPerTest()
 
 async function newWorld(options: WorldOptions = {}, seed = true): Promise<World> {
-  world = await startWorld(options)
+  const world = await startOneWorld(options)
   if (seed) world.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
   return world
 }

@@ -1,32 +1,17 @@
 // End to end: the committed bundle, `node dist/index.js`, run the way the GitHub runner runs it,
 // against the sandbox world. Each test asserts the exit code, the outputs, the summary and what
 // the world saw — and that no secret shows anywhere.
-import { existsSync } from 'node:fs'
-import { afterEach, describe, expect, it } from '@jest/globals'
-import { BUNDLE } from '../sandbox/action-runner.js'
-import { activeVersionName, expectNoSecrets, manifestInGit, promoteRequests } from './expect.js'
+import { describe, expect, it } from '@jest/globals'
 import {
-  GITOPS_PATH,
-  GITOPS_REPO,
-  NAMESPACE,
-  OWNER,
-  startWorld,
-  type World,
-  type WorldOptions
-} from '../sandbox/world.js'
+  activeVersionName,
+  expectNoSecrets,
+  manifestInGit,
+  oneWorldPerTest,
+  promoteRequests
+} from './expect.js'
+import { GITOPS_PATH, GITOPS_REPO, NAMESPACE, OWNER } from '../sandbox/world.js'
 
-if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run package`)
-
-let world: World | null = null
-afterEach(async () => {
-  await world?.close()
-  world = null
-})
-
-async function newWorld(options: WorldOptions = {}): Promise<World> {
-  world = await startWorld(options)
-  return world
-}
+const newWorld = oneWorldPerTest()
 
 describe('the gate, end to end', () => {
   it('pushes, commits, waits, verifies and promotes exactly the tested version', async () => {

@@ -1,34 +1,31 @@
 // End to end, the issue "GitOps through pull requests": gitops-mode: pull-request with each merge
 // setting, re-runs, a pull request closed without merging, a cancel while waiting for the merge,
 // and keep-tests pruning in the same change.
-import { existsSync } from 'node:fs'
-import { afterEach, describe, expect, it } from '@jest/globals'
-import { BUNDLE } from '../sandbox/action-runner.js'
+import { describe, expect, it } from '@jest/globals'
 import { renderManifest, buildTestManifest } from '../../src/manifest.js'
 import {
   GITOPS_PATH,
   GITOPS_REPO,
   NAMESPACE,
   OWNER,
-  startWorld,
   type World,
   type WorldOptions
 } from '../sandbox/world.js'
-import { activeVersionName, expectNoSecrets, manifestInGit, promoteRequests } from './expect.js'
-
-if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run package`)
-
-let world: World | null = null
-afterEach(async () => {
-  await world?.close()
-  world = null
-})
+import {
+  activeVersionName,
+  expectNoSecrets,
+  manifestInGit,
+  oneWorldPerTest,
+  promoteRequests
+} from './expect.js'
 
 const BRANCH = 'coder-template-gate/docker-v1-0-0'
 
 /** A GitOps repository whose main branch requires a pull request, as most platform teams run it. */
+const startOneWorld = oneWorldPerTest()
+
 async function protectedWorld(options: WorldOptions = {}): Promise<World> {
-  world = await startWorld({
+  const world = await startOneWorld({
     gitopsRepoSettings: { allowAutoMerge: true, mergeabilityDelayMs: 20, autoMergeDelayMs: 20 },
     ...options
   })
@@ -193,8 +190,7 @@ describe('keep-tests, end to end', () => {
   }
 
   it('removes the older manifests beyond the N newest in the same commit, never the active one or a hand-written one', async () => {
-    world = await startWorld()
-    const w = world
+    const w = await startOneWorld()
     w.coder.seedTemplate({ name: 'docker', versionName: 'v0.1.0' })
     seedOlder(w, ['v0.2.0', 'v0.3.0', 'v0.4.0', 'v0.5.0'])
     // The active version is the oldest gate-written one: it stays.

@@ -3,24 +3,12 @@
 // line, YAML 1.1 readers and text from other systems that must never become a workflow command.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterEach, describe, expect, it } from '@jest/globals'
+import { describe, expect, it } from '@jest/globals'
 import YAML from 'yaml'
-import { BUNDLE } from '../sandbox/action-runner.js'
-import { GITOPS_PATH, GITOPS_REPO, OWNER, startWorld, type World } from '../sandbox/world.js'
-import { activeVersionName, expectNoSecrets, promoteRequests } from './expect.js'
+import { GITOPS_PATH, GITOPS_REPO, OWNER, type World } from '../sandbox/world.js'
+import { activeVersionName, expectNoSecrets, oneWorldPerTest, promoteRequests } from './expect.js'
 
-if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run package`)
-
-let world: World | null = null
-afterEach(async () => {
-  await world?.close()
-  world = null
-})
-
-async function newWorld(): Promise<World> {
-  world = await startWorld()
-  return world
-}
+const newWorld = oneWorldPerTest()
 
 /** No side effect: no version pushed, nothing written to Git, no promote. */
 function expectNothingChanged(w: World, versionsBefore: number): void {

@@ -6,6 +6,7 @@ import type { CoderTemplateTest } from '../api.js'
 import { integrityProblems } from '../integrity.js'
 import { waitForTest, WaitTimeoutError } from '../kube/wait.js'
 import { specDifferences } from '../manifest.js'
+import { CODER_NAME_MAX, CODER_NAME_PATTERN } from '../naming.js'
 import type { TestSettings } from '../settings.js'
 import { describeWaiting, type Observed, observe, verdictOf } from '../verdict.js'
 import type { Committed } from './commit.js'
@@ -231,7 +232,6 @@ function stillRunning(name: string): string {
 
 // The status is another system's text and these fields reach the advice and the summary: a value
 // that breaks its documented shape is dropped, not shown (coder-k8s-api.md §1.3, §1.5, §1.9).
-const WORKSPACE_NAME = /^[a-zA-Z0-9]+(-[a-zA-Z0-9]+)*$/ // Coder's workspace name rule, <= 32
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const CONDITION_WORD = /^[A-Za-z]{1,64}$/
 
@@ -239,7 +239,8 @@ const CONDITION_WORD = /^[A-Za-z]{1,64}$/
 export function workspaceOf(test: CoderTemplateTest): TestWorkspace | null {
   const status = test.status ?? {}
   const name = typeof status.workspaceName === 'string' ? status.workspaceName : ''
-  if (name.length > 32 || !WORKSPACE_NAME.test(name)) return null
+  // Workspace names follow codersdk NameValid, like template names (naming.ts).
+  if (name.length > CODER_NAME_MAX || !CODER_NAME_PATTERN.test(name)) return null
   const ownerId =
     typeof status.ownerID === 'string' && UUID.test(status.ownerID) ? status.ownerID : ''
   const condition = status.conditions?.find((c) => c.type === 'WorkspaceDeleted')

@@ -1,11 +1,12 @@
 // The Coder CLI: where it comes from (coder-cli.md §4). How `templates push` runs: templates-push.ts.
 import { raceAbort } from '../abort.js'
-import * as core from '@actions/core'
 import * as tc from '@actions/tool-cache'
 import { constants as fsConstants } from 'node:fs'
 import { access, chmod, rm, stat } from 'node:fs/promises'
 import { isAbsolute, join, resolve } from 'node:path'
+import type { StepLog } from '../steps/step.js'
 import type { CoderClient } from './client.js'
+import { serverVersionProblem } from './server-version.js'
 
 export const CLI_TOOL_NAME = 'coder'
 
@@ -20,6 +21,7 @@ export interface ResolveCoderCliOptions {
   downloadTimeoutMs?: number
   /** The action's cancel: stops waiting for the download. */
   signal?: AbortSignal
+  log: StepLog
 }
 
 export const DEFAULT_DOWNLOAD_TIMEOUT_MS = 5 * 60_000
@@ -62,22 +64,30 @@ export async function resolveCoderCli(options: ResolveCoderCliOptions): Promise<
   const targetFile = platform === 'win32' ? 'coder.exe' : 'coder'
   // The deployment serves a CLI of its own version, so the cache is keyed by the server version.
   const { version } = await options.client.buildInfo()
+  // The version becomes a directory of the tool cache: never a path of the server's choosing.
+  const problem = serverVersionProblem(version)
+  if (problem) {
+    const at = withoutCredentials(options.coderUrl)
+    throw new Error(`Coder at ${at} answered /api/v2/buildinfo, but ${problem}`)
+  }
   const cacheArch = name.replace(/^coder-/, '').replace(/\.exe$/, '')
   const cachedDir = tc.find(CLI_TOOL_NAME, version, cacheArch)
   if (cachedDir) {
     const cachedPath = join(cachedDir, targetFile)
     try {
       await makeExecutable(cachedPath, platform)
-      core.info(`Using the Coder CLI ${version} from the tool cache: ${cachedPath}`)
+      options.log.info(`Using the Coder CLI ${version} from the tool cache: ${cachedPath}`)
       return { path: cachedPath, source: 'tool-cache', version }
     } catch {
-      core.warning(`The tool cache entry ${cachedDir} has no ${targetFile}; downloading again.`)
+      options.log.warning(
+        `The tool cache entry ${cachedDir} has no ${targetFile}; downloading again.`
+      )
     }
   }
 
   const url = `${options.coderUrl.replace(/\/+$/, '')}/bin/${name}`
   const shownUrl = withoutCredentials(url)
-  core.info(`Downloading the Coder CLI ${version} from ${shownUrl}`)
+  options.log.info(`Downloading the Coder CLI ${version} from ${shownUrl}`)
   let downloaded: string
   try {
     // coder-cli.md §4: the newest handler compresses only when asked; ask for the raw bytes.

@@ -1,6 +1,7 @@
 // Coder REST client: the few reads the gate needs (coder-cli.md §3).
 // Errors say what failed and what to check; they never contain the session token.
 import { setTimeout as delay } from 'node:timers/promises'
+import { serverVersionProblem } from './server-version.js'
 import type {
   CoderBuildInfo,
   CoderOrganization,
@@ -75,6 +76,9 @@ export class CoderClient {
     if (typeof info?.version !== 'string' || info.version === '') {
       throw new Error(`Coder at ${this.url} answered /api/v2/buildinfo without a version`)
     }
+    // The version names a tool-cache directory and reaches the log: refused unless release-shaped.
+    const problem = serverVersionProblem(info.version)
+    if (problem) throw new Error(`Coder at ${this.url} answered /api/v2/buildinfo, but ${problem}`)
     return info
   }
 

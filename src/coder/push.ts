@@ -1,14 +1,12 @@
 // The push step: the tested version exists in Coder, inactive, under the wanted name.
 // Safe to run twice: a re-run finds the version by name and continues with it.
-import * as core from '@actions/core'
+import type { StepLog } from '../steps/step.js'
 import type { CoderClient, CoderTemplate, CoderTemplateVersion } from './client.js'
 import { runTemplatesPush, type TemplatesPushResult } from './cli.js'
 import { reuse } from './push-reuse.js'
 
-export interface PushLog {
-  info(message: string): void
-  warning(message: string): void
-}
+/** The part of the step's log that the push and its reuse of a version write to. */
+export type PushLog = Pick<StepLog, 'info' | 'warning'>
 
 export interface PushTemplateVersionInput {
   client: Pick<CoderClient, 'template' | 'versionByName' | 'versionById'>
@@ -38,7 +36,8 @@ export interface PushTemplateVersionInput {
   /** Poll interval while waiting for an import already running. Default 2 s. */
   pollIntervalMs?: number
   signal?: AbortSignal
-  log?: PushLog
+  /** The step's log: foreign text written here never runs as a workflow command. */
+  log: StepLog
   /** Where the CLI output is shown. Default process.stdout. */
   output?: NodeJS.WritableStream
 }
@@ -58,15 +57,13 @@ export interface PushOutcome {
   activeVersionIdBeforePush: string | null
 }
 
-const coreLog: PushLog = { info: core.info, warning: (m) => core.warning(m) }
-
 export { CLI_DEFAULT_MESSAGE } from './push-reuse.js'
 
 export async function pushTemplateVersion(input: PushTemplateVersionInput): Promise<PushOutcome> {
   const { organization, template, version } = input
   const push: PushContext = {
     input,
-    log: input.log ?? coreLog,
+    log: input.log,
     where: `version "${version}" of template "${template}" in organization "${organization}"`,
     // 1. The state before the push.
     before: await input.client.template(organization, template)
@@ -170,7 +167,8 @@ async function pushWithCli({
     timeoutMs: input.timeoutMs,
     killGraceMs: input.killGraceMs,
     signal: input.signal,
-    output: input.output
+    output: input.output,
+    log: input.log
   })
   if (result.aborted) {
     throw new Error(`Cancelled while pushing ${where}; the CLI was interrupted.`)

@@ -1,13 +1,13 @@
 // `coder templates push` as a child process (coder-cli.md §1): an argument array, the token only in
 // the environment, template variables only in a 0600 file, stdin closed, a time limit, and SIGINT
 // then SIGTERM on a time limit or a cancel.
-import * as core from '@actions/core'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
+import type { StepLog } from '../steps/step.js'
 
 export interface RunTemplatesPushOptions {
   cli: string
@@ -29,6 +29,8 @@ export interface RunTemplatesPushOptions {
   signal?: AbortSignal
   /** Where the CLI output is shown live. Default process.stdout. */
   output?: NodeJS.WritableStream
+  /** Holds the log group around the CLI output. */
+  log: StepLog
 }
 
 export interface TemplatesPushResult {
@@ -43,7 +45,7 @@ export interface TemplatesPushResult {
 }
 
 export function templatesPushArgs(
-  options: RunTemplatesPushOptions,
+  options: Omit<RunTemplatesPushOptions, 'log'>,
   variablesFile?: string
 ): string[] {
   // coder-cli.md §1.4 rule of thumb; `--activate=false` in one word (§1.1).
@@ -155,19 +157,30 @@ async function runCli(
     return { exitCode: 1, stdout: '', stderr: '', timedOut: false, aborted: true, signal: null }
   }
 
-  core.startGroup(`coder templates push ${options.template} --name ${options.version}`)
-  const shown = startEcho(output)
-  try {
-    return await new Promise<TemplatesPushResult>((resolvePromise) =>
-      superviseCli({ options, args, env, grace, output, redact, ...shown }, resolvePromise)
-    )
-  } finally {
-    shown.endEcho()
-  }
+  // The group closes when the echo ends: at once on a time limit or a cancel, not when the CLI
+  // has finished cancelling its import, so the action's own lines that follow stay outside it.
+  let finished: Promise<TemplatesPushResult> | undefined
+  await options.log.group(
+    `coder templates push ${options.template} --name ${options.version}`,
+    () =>
+      new Promise<void>((echoEnded) => {
+        const shown = startEcho(output, echoEnded)
+        finished = new Promise<TemplatesPushResult>((resolvePromise) =>
+          superviseCli({ options, args, env, grace, output, redact, ...shown }, (result) => {
+            shown.endEcho()
+            resolvePromise(result)
+          })
+        )
+      })
+  )
+  return finished!
 }
 
 /** The CLI output shown live, between a stop-commands marker and its resume command. */
-function startEcho(output: NodeJS.WritableStream): {
+function startEcho(
+  output: NodeJS.WritableStream,
+  onEnd: () => void
+): {
   echo: (text: string) => void
   endEcho: () => void
 } {
@@ -179,7 +192,8 @@ function startEcho(output: NodeJS.WritableStream): {
   const echo = (text: string): void => {
     if (!echoing || text === '') return
     output.write(text)
-    atLineStart = text.endsWith('\n')
+    // The runner splits lines at \r too (.NET ReadLine).
+    atLineStart = /[\r\n]$/.test(text)
   }
   // Once, and as soon as the run is cancelled or timed out: the action's own error annotations
   // that follow must be read as workflow commands again, and the CLI's late output is not shown.
@@ -188,7 +202,7 @@ function startEcho(output: NodeJS.WritableStream): {
     echoing = false
     // The resume command counts only at the start of a line.
     output.write(`${atLineStart ? '' : '\n'}::${resumeToken}::\n`)
-    core.endGroup()
+    onEnd()
   }
   return { echo, endEcho }
 }

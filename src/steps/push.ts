@@ -42,7 +42,8 @@ export async function pushVersion(
       configuredPath: settings.cli,
       coderUrl: settings.url,
       client: input.client,
-      signal: context.signal
+      signal: context.signal,
+      log: context.log
     })
     const outcome = await pushTemplateVersion({
       client: input.client,
@@ -64,7 +65,7 @@ export async function pushVersion(
         (settings.commitSha !== '' && hasVersionMarker(existing.message, settings.commitSha)),
       timeoutMs: PUSH_TIMEOUT_MS,
       signal: context.signal,
-      log: { info: context.log.info, warning: context.log.warning }
+      log: context.log
     })
     const pushed: Pushed = {
       versionId: outcome.versionId,

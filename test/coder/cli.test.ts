@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { FAKE_CODER_PATH, startCoderSandbox, type CoderSandbox } from '../sandbox/coder/index.js'
-import { collector, makeTemplateDir, makeTempDir, runCli } from './helpers.js'
+import { collector, makeTemplateDir, makeTempDir, recordingLog, runCli } from './helpers.js'
 
 // @actions/tool-cache 4 reads RUNNER_TOOL_CACHE and RUNNER_TEMP on each call (_getCacheDirectory,
 // _getTempDirectory), older majors at import time: set both before importing it either way.
@@ -18,6 +18,7 @@ const { CoderClient } = await import('../../src/coder/client.js')
 
 let sandbox: CoderSandbox
 let templateDir: string
+const { log } = recordingLog()
 
 beforeAll(async () => {
   sandbox = await startCoderSandbox({ importDelayMs: 30 })
@@ -43,9 +44,13 @@ describe('resolveCoderCli', () => {
 
   it('downloads the deployment’s CLI once, then finds it in the tool cache', async () => {
     const client = new CoderClient({ url: sandbox.url, token: sandbox.token })
-    const options = { coderUrl: sandbox.url, client, platform: 'linux', arch: 'x64' }
-    const first = await resolveCoderCli(options)
+    const options = { coderUrl: sandbox.url, client, log, platform: 'linux', arch: 'x64' }
+    const recorded = recordingLog()
+    const first = await resolveCoderCli({ ...options, log: recorded.log })
     expect(first.source).toBe('download')
+    expect(recorded.infos).toEqual([
+      `Downloading the Coder CLI v2.20.1 from ${sandbox.url}/bin/coder-linux-amd64`
+    ])
     expect(first.version).toBe('v2.20.1')
     expect(first.path).toBe(
       join(process.env.RUNNER_TOOL_CACHE!, 'coder', '2.20.1', 'linux-amd64', 'coder')
@@ -68,6 +73,7 @@ describe('resolveCoderCli', () => {
     const resolved = await resolveCoderCli({
       coderUrl: `${sandbox.url}/`,
       client,
+      log,
       platform: 'win32',
       arch: 'arm64'
     })
@@ -80,7 +86,7 @@ describe('resolveCoderCli', () => {
     try {
       const client = new CoderClient({ url: devBuild.url, token: devBuild.token })
       await expect(
-        resolveCoderCli({ coderUrl: devBuild.url, client, platform: 'linux', arch: 'x64' })
+        resolveCoderCli({ coderUrl: devBuild.url, client, log, platform: 'linux', arch: 'x64' })
       ).rejects.toThrow(
         `The Coder deployment serves no CLI at ${devBuild.url}/bin/coder-linux-amd64 (HTTP 404`
       )
@@ -88,6 +94,42 @@ describe('resolveCoderCli', () => {
       await devBuild.close()
     }
   })
+
+  it.each(['../../x', 'v2.1.0\n::error::x', 'v2.1.0/../../../x'])(
+    'refuses the buildinfo version %j before it becomes a path or a log line',
+    async (hostile) => {
+      const evil = await startCoderSandbox({ serverVersion: hostile })
+      const recorded = recordingLog()
+      try {
+        const client = new CoderClient({ url: evil.url, token: evil.token })
+        const resolving = resolveCoderCli({
+          coderUrl: evil.url,
+          client,
+          log: recorded.log,
+          platform: 'linux',
+          arch: 'x64'
+        })
+        await expect(resolving).rejects.toThrow('is not a release version')
+        await expect(resolving).rejects.not.toThrow(/[\r\n]/)
+        expect(evil.requests.filter((r) => r.path.startsWith('/bin/'))).toEqual([])
+        expect(existsSync(join(temp.dir, 'x'))).toBe(false)
+        expect([...recorded.infos, ...recorded.warnings].join('\n')).not.toContain(hostile)
+        // The adapter checks too, whoever answers buildInfo.
+        const lying = { buildInfo: async () => ({ version: hostile }) }
+        await expect(
+          resolveCoderCli({
+            coderUrl: evil.url,
+            client: lying,
+            log,
+            platform: 'linux',
+            arch: 'x64'
+          })
+        ).rejects.toThrow('is not a release version')
+      } finally {
+        await evil.close()
+      }
+    }
+  )
 
   it('gives up on a download that never answers, naming the URL', async () => {
     // tool-cache retries a failed attempt after 10-20 s; the abandoned download must end quickly
@@ -102,6 +144,7 @@ describe('resolveCoderCli', () => {
         resolveCoderCli({
           coderUrl: hanging.url,
           client,
+          log,
           platform: 'darwin',
           arch: 'x64',
           downloadTimeoutMs: 1_000
@@ -115,6 +158,7 @@ describe('resolveCoderCli', () => {
       const cancelled = resolveCoderCli({
         coderUrl: hanging.url,
         client,
+        log,
         platform: 'darwin',
         arch: 'arm64',
         signal: controller.signal
@@ -136,20 +180,21 @@ describe('resolveCoderCli', () => {
     const configured = await resolveCoderCli({
       configuredPath: FAKE_CODER_PATH,
       coderUrl: sandbox.url,
-      client
+      client,
+      log
     })
     expect(configured).toEqual({ path: FAKE_CODER_PATH, source: 'configured', version: '' })
 
     const missing = join(temp.dir, 'no-such-coder')
     await expect(
-      resolveCoderCli({ configuredPath: missing, coderUrl: sandbox.url, client })
+      resolveCoderCli({ configuredPath: missing, coderUrl: sandbox.url, client, log })
     ).rejects.toThrow(`The coder-cli input points to ${missing}, which does not exist.`)
 
     const plain = join(temp.dir, 'not-executable')
     writeFileSync(plain, '#!/bin/sh\n')
     chmodSync(plain, 0o644)
     await expect(
-      resolveCoderCli({ configuredPath: plain, coderUrl: sandbox.url, client })
+      resolveCoderCli({ configuredPath: plain, coderUrl: sandbox.url, client, log })
     ).rejects.toThrow('which is not executable')
   })
 })
@@ -161,7 +206,8 @@ describe('runTemplatesPush', () => {
     token: sandbox.token,
     template: 'docker',
     directory: templateDir,
-    timeoutMs: 20_000
+    timeoutMs: 20_000,
+    log
   })
 
   it('passes an argument array with the token only in the environment', async () => {
@@ -392,6 +438,7 @@ describe('runTemplatesPush', () => {
     const cli = await resolveCoderCli({
       coderUrl: sandbox.url,
       client,
+      log,
       platform: 'linux',
       arch: 'x64'
     })

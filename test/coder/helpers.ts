@@ -4,6 +4,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
+import type { StepLog } from '../../src/steps/step.js'
 
 export function makeTempDir(prefix: string): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix))
@@ -64,4 +65,26 @@ export function tarEntries(archive: Buffer): string[] {
     offset += 512 + Math.ceil(size / 512) * 512
   }
   return names
+}
+
+/** A StepLog that keeps what the adapter wrote, for assertions; groups run their body. */
+export function recordingLog(): {
+  log: StepLog
+  infos: string[]
+  warnings: string[]
+  groups: string[]
+} {
+  const infos: string[] = []
+  const warnings: string[] = []
+  const groups: string[] = []
+  const log: StepLog = {
+    info: (text) => void infos.push(text),
+    warning: (text) => void warnings.push(text),
+    debug: () => {},
+    group: (title, body) => {
+      groups.push(title)
+      return body()
+    }
+  }
+  return { log, infos, warnings, groups }
 }

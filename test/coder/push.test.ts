@@ -2,14 +2,16 @@
 import { describe, it, expect, beforeAll, afterAll, beforeEach } from '@jest/globals'
 import { CoderClient } from '../../src/coder/client.js'
 import { pushTemplateVersion, type PushTemplateVersionInput } from '../../src/coder/push.js'
+import type { StepLog } from '../../src/steps/step.js'
 import { FAKE_CODER_PATH, startCoderSandbox, type CoderSandbox } from '../sandbox/coder/index.js'
-import { collector, makeTemplateDir, makeTempDir } from './helpers.js'
+import { collector, makeTemplateDir, makeTempDir, recordingLog } from './helpers.js'
 
 let sandbox: CoderSandbox
 let temp: ReturnType<typeof makeTempDir>
 let templateDir: string
 let infos: string[]
 let warnings: string[]
+let log: StepLog
 
 beforeAll(async () => {
   sandbox = await startCoderSandbox({ importDelayMs: 30 })
@@ -21,8 +23,7 @@ afterAll(async () => {
   temp.cleanup()
 })
 beforeEach(() => {
-  infos = []
-  warnings = []
+  ;({ log, infos, warnings } = recordingLog())
 })
 
 const input = (
@@ -40,7 +41,7 @@ const input = (
   version,
   timeoutMs: 20_000,
   pollIntervalMs: 20,
-  log: { info: (m) => infos.push(m), warning: (m) => warnings.push(m) },
+  log,
   output: collector().stream,
   ...extra
 })

@@ -843,7 +843,8 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
       })
       res.end(text)
     }
-    res.setHeader('X-Coder-Build-Version', serverVersion) // coder-cli.md §3: every answer
+    // coder-cli.md §3: every answer. A hostile test version may hold a newline, which no header can.
+    res.setHeader('X-Coder-Build-Version', serverVersion.replace(/[^\x20-\x7e]/g, '?'))
     try {
       const fault = requestFaults.find((f) => path.startsWith(f.pathPrefix) && f.times > 0)
       if (fault) {

@@ -1,5 +1,6 @@
 // The clients of one run, built once from the valid inputs: Coder REST, and Octokit for the GitOps
 // repository (and, for comment-on-pr, for the workflow's own repository).
+import { cleartextTokenWarning } from './coder/cleartext.js'
 import { CoderClient } from './coder/client.js'
 import { createGitOpsOctokit, type GitOpsOctokit } from './gitops/octokit.js'
 import type { StepLog } from './steps/step.js'
@@ -16,6 +17,9 @@ export const GITHUB_COM_API = 'https://api.github.com'
 
 export function createClients(inputs: ValidInputs, signal: AbortSignal, log: StepLog): Clients {
   const { coder } = inputs.settings
+  // Before the first request that carries the token.
+  const cleartext = cleartextTokenWarning(coder.url)
+  if (cleartext) log.warning(cleartext)
   return {
     coder: new CoderClient({ url: coder.url, token: coder.token, signal }),
     observer: new CoderClient({ url: coder.url, token: coder.token, timeoutMs: 5000, retries: 0 }),

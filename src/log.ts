@@ -1,12 +1,15 @@
 // The StepLog of a real run, over @actions/core. Any line of text that another system wrote (a test's
-// status message, a server's answer, CLI output) may begin with `::` or `##[`, which the runner would
-// execute as a workflow command (it trims leading blanks first). Such text is written inside a
-// `::stop-commands::<token>` block with an unguessable token, so the runner shows it as plain text.
+// status message, a server's answer, CLI output) may hold a workflow command: a line that begins with
+// `::` once the runner trimmed its leading blanks, or the legacy `##[` form, which the runner finds
+// anywhere in a line (actions/runner ActionCommand.TryParseV2 and TryParse). The runner splits lines
+// at `\r` as well as `\n` (.NET ReadLine). Such text is written inside a `::stop-commands::<token>`
+// block with an unguessable token, so the runner shows it as plain text.
 import { randomUUID } from 'node:crypto'
 import * as core from '@actions/core'
 import type { StepLog } from './steps/step.js'
 
-const COMMAND_LIKE = /^\s*(?:::|##\[)/m
+// `^` with the m flag starts a line after \r too.
+const COMMAND_LIKE = /^\s*::|##\[/m
 
 /** Whether any line of the text could be read as a workflow command. */
 export function looksLikeCommand(text: string): boolean {

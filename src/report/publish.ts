@@ -7,6 +7,7 @@ import { upsertComment } from '../gitops/pr-comment.js'
 import { actionsLog, writeSafely } from '../log.js'
 import { messageOf } from '../steps/step.js'
 import type { Gate } from '../wiring.js'
+import { errorAnnotation } from './annotation.js'
 import { COMMENT_MARKER, renderComment } from './comment.js'
 import { epilogueLines } from './epilogue.js'
 import { writeOutputs } from './outputs.js'
@@ -38,8 +39,11 @@ function annotate(report: RunReport): void {
     core.setFailed(report.error)
     return
   }
-  core.error(report.error || headline(report), { title: headline(report) })
-  core.setFailed(headline(report))
+  // The reasons too, not only the headline (annotation.ts); core escapes the newlines as %0A.
+  const { title, message } = errorAnnotation(report)
+  core.error(message, { title })
+  // Not core.setFailed: it would add a second error annotation that holds the headline only.
+  process.exitCode = core.ExitCode.Failure
 }
 
 async function commentOnPullRequest(

@@ -7,6 +7,7 @@ import { describe, expect, it } from '@jest/globals'
 import YAML from 'yaml'
 import { GITOPS_PATH, GITOPS_REPO, OWNER, type World } from '../sandbox/world.js'
 import { activeVersionName, expectNoSecrets, oneWorldPerTest, promoteRequests } from './expect.js'
+import { commandsTheRunnerRuns } from './runner-log.js'
 
 const newWorld = oneWorldPerTest()
 
@@ -16,22 +17,6 @@ function expectNothingChanged(w: World, versionsBefore: number): void {
   expect(w.coder.cliInvocations).toHaveLength(0)
   expect(w.github.requests.filter((r) => r.method !== 'GET')).toHaveLength(0)
   expect(w.kube.requests.filter((r) => r.path.includes('/promote'))).toHaveLength(0)
-}
-
-/** The lines the runner would execute: `::` lines outside `::stop-commands::<token>` blocks. */
-function commandsTheRunnerRuns(stdout: string): string[] {
-  let stopped: string | null = null
-  const commands: string[] = []
-  for (const line of stdout.split('\n')) {
-    if (stopped) {
-      if (line === `::${stopped}::`) stopped = null
-      continue
-    }
-    const start = /^::stop-commands::(.+)$/.exec(line)
-    if (start) stopped = start[1]!
-    else if (line.startsWith('::')) commands.push(line)
-  }
-  return commands
 }
 
 describe('preflight, end to end', () => {
@@ -230,5 +215,49 @@ describe('what the gate hands on, end to end', () => {
     expect(run.summary).not.toContain('<img src=x')
     expect(run.summary).toContain('&lt;img src=x')
     expect(promoteRequests(w)).toBe(0)
+  })
+})
+
+/** The reader before: `::` only at the very start of a `\n` line. Each row below slipped past it. */
+function commandsTheOldReaderSaw(stdout: string): string[] {
+  let stopped: string | null = null
+  const commands: string[] = []
+  for (const line of stdout.split('\n')) {
+    if (stopped) {
+      if (line === `::${stopped}::`) stopped = null
+      continue
+    }
+    const start = /^::stop-commands::(.+)$/.exec(line)
+    if (start) stopped = start[1]!
+    else if (line.startsWith('::')) commands.push(line)
+  }
+  return commands
+}
+
+describe('commandsTheRunnerRuns reads the log as the runner does', () => {
+  it.each([
+    ['a command after leading blanks', 'ok\n  \t::warning::x\n', ['::warning::x']],
+    ['a command after a lone \\r', 'progress 10%\r::warning::x\n', ['::warning::x']],
+    [
+      'a command after a stop block with \\r\\n line ends',
+      '::stop-commands::T1\r\n::error::data\r\n::T1::\r\n::warning::after\r\n',
+      ['::warning::after']
+    ],
+    [
+      'a stop block that resumes with another case',
+      '::stop-commands::abc\n::error::data\n::ABC::\n::warning::after\n',
+      ['::warning::after']
+    ],
+    ['a stop block after a blank', ' ::stop-commands::T2\n::error::data\n::T2::\n', []],
+    ['the legacy form inside a line', 'commit: fix ##[warning]x\n', ['##[warning]x']]
+  ])('%s', (_what, log, expected) => {
+    expect(commandsTheRunnerRuns(log)).toEqual(expected)
+    expect(commandsTheOldReaderSaw(log)).not.toEqual(expected)
+  })
+
+  it('still reads what the old reader read', () => {
+    const log = 'plain\n::group::g\n::stop-commands::T\n::error::no\n::T::\n::endgroup::\n'
+    expect(commandsTheRunnerRuns(log)).toEqual(['::group::g', '::endgroup::'])
+    expect(commandsTheOldReaderSaw(log)).toEqual(['::group::g', '::endgroup::'])
   })
 })

@@ -3,9 +3,14 @@
 // that a change of the source breaks the list loudly (test/mutation/mutations.test.ts) instead of
 // leaving a mutation that no longer mutates anything.
 import type { MutatedModule } from './mutation-types.js'
+import { FOREIGN_TEXT_MODULES } from './mutations-foreign-text.js'
 import { GATE_MODULES } from './mutations-gate.js'
 import { GITOPS_KUBE_MODULES } from './mutations-gitops-kube.js'
 
 export type { MutatedModule, Mutation } from './mutation-types.js'
 
-export const MUTATED_MODULES: MutatedModule[] = [...GATE_MODULES, ...GITOPS_KUBE_MODULES]
+export const MUTATED_MODULES: MutatedModule[] = [
+  ...GATE_MODULES,
+  ...GITOPS_KUBE_MODULES,
+  ...FOREIGN_TEXT_MODULES
+]

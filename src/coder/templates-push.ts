@@ -176,14 +176,10 @@ async function runCli(
   return finished!
 }
 
+type Echo = { echo: (text: string) => void; endEcho: () => void }
+
 /** The CLI output shown live, between a stop-commands marker and its resume command. */
-function startEcho(
-  output: NodeJS.WritableStream,
-  onEnd: () => void
-): {
-  echo: (text: string) => void
-  endEcho: () => void
-} {
+function startEcho(output: NodeJS.WritableStream, onEnd: () => void): Echo {
   // Template and Terraform logs must not be read as workflow commands.
   const resumeToken = randomUUID()
   output.write(`::stop-commands::${resumeToken}\n`)

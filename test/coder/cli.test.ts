@@ -413,9 +413,11 @@ describe('runTemplatesPush', () => {
       if (version && polled) controller.abort()
     }, 20)
     const out = collector()
+    const recorded = recordingLog()
     try {
       const result = await runTemplatesPush({
         ...base(),
+        log: recorded.log,
         version: 'v-cancel',
         signal: controller.signal,
         killGraceMs: 5_000,
@@ -427,6 +429,8 @@ describe('runTemplatesPush', () => {
       // The CLI went on printing after the cancel; none of it is shown after the resume token.
       expect(result.stdout).toContain('Gracefully canceling...')
       expectEchoEndedAt(out.text(), 'Cancelled; interrupting the CLI.')
+      // The output is held in one group of the step's log, named after the push.
+      expect(recorded.groups).toEqual(['coder templates push docker --name v-cancel'])
     } finally {
       clearInterval(watcher)
       sandbox.importDelayMs = 30

@@ -122,10 +122,12 @@ describe('a release with an approval, end to end', () => {
     expect(activeVersionName(w)).toBe('v0.9.0')
   })
 
-  it('previews with promote: dry-run', async () => {
+  it('previews with promote: dry-run; the read-only preflight skips the checks of a write', async () => {
     const w = await newWorld()
     w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
     const previous = await testJob(w)
+    // A rule that would stop a commit: the promote job commits nothing, so it does not matter.
+    w.github.addRuleset(OWNER, GITOPS_REPO, { requirePullRequest: true })
     const run = await promoteJob(w, previous, { promote: 'dry-run' })
     expect(run.exitCode).toBe(0)
     expect(run.outputs['promotion-result']).toBe('WouldPromote')

@@ -42,6 +42,7 @@ import {
   type TestSettings,
   WAIT_ALLOWANCE_SECONDS
 } from './settings.js'
+import { parseRunMode } from './run-mode.js'
 import { withVersionMarker } from './version-identity.js'
 import { defaultSubject, revisionOf, runUrlOf } from './context.js'
 
@@ -61,6 +62,8 @@ export function parseInputs(
   const test = parseTest(reader, coder)
   const gitops = parseGitOps(reader, context)
   const promote = reader.choice('promote', 'true', ['true', 'false', 'dry-run'])
+  const promoteMode = promote === 'true' ? 'promote' : promote === 'false' ? 'skip' : 'dry-run'
+  const modes = parseRunMode(reader, promoteMode)
   const allowRollback = reader.boolean('allow-rollback', 'false')
   const commentOnPr = reader.boolean('comment-on-pr', 'false')
   const githubToken = reader.raw('github-token')
@@ -72,7 +75,7 @@ export function parseInputs(
       coder,
       test,
       gitops,
-      promote: promote === 'true' ? 'promote' : promote === 'false' ? 'skip' : 'dry-run',
+      ...modes,
       allowRollback,
       commentOnPr,
       githubToken,

@@ -10,8 +10,9 @@ import type { RunReport } from './report/report.js'
 import { commitManifest } from './steps/commit.js'
 import { validateInputs } from './steps/inputs.js'
 import { Journal } from './steps/journal.js'
+import { locateTested } from './steps/locate.js'
 import { observeActiveVersion } from './steps/observe.js'
-import { runPreflight } from './steps/preflight.js'
+import { type Preflight, runPreflight } from './steps/preflight.js'
 import { promoteTested } from './steps/promote.js'
 import { mergeGatePullRequest, openGatePullRequest } from './steps/pull-request.js'
 import { PUSH_CANCEL_GRACE_MS, pushVersion } from './steps/push.js'
@@ -35,6 +36,10 @@ export async function run(
     )
     const g = (gate = new Gate(inputs, signal, actionsLog, env))
     const preflight = await journal.run('preflight', (c) => runPreflight(g.preflight(), c))
+    if (g.settings.mode === 'promote') {
+      await promoteJob(journal, g, preflight, startedAt)
+      return await finish(journal, gate, startedAt, env)
+    }
     const pushed = await journal.run('push', (c) => pushVersion(g.push(preflight), c), {
       cancelGraceMs: PUSH_CANCEL_GRACE_MS
     })
@@ -59,6 +64,27 @@ export async function run(
     journal.stopped(error)
   }
   return finish(journal, gate, startedAt, env)
+}
+
+/**
+ * mode: promote, the second job of a release with a person in the loop (interface.md, `mode`):
+ * locate what the test job left, wait as the gate waits, promote behind the guard. No push, no commit.
+ */
+async function promoteJob(
+  journal: Journal,
+  g: Gate,
+  preflight: Preflight,
+  startedAt: number
+): Promise<void> {
+  const located = await journal.run('locate', (c) => locateTested(g.locate(preflight), c))
+  const tested = await journal.run(
+    'wait',
+    (c) => waitForVerdict(g.wait(located, located, Date.now(), startedAt), c),
+    { group: `Wait for CoderTemplateTest ${g.testName}`, cancelGraceMs: 1000 }
+  )
+  await journal.run('promote', (c) =>
+    promoteTested(g.promoteLocated(preflight, located, tested), c)
+  )
 }
 
 /** Reads the world once more, then builds and writes the report. Never throws. */

@@ -29,6 +29,8 @@ export const INPUT_NAMES = [
   'kube-context',
   'promote',
   'allow-rollback',
+  'mode',
+  'expected-active-version-id',
   'wait-timeout-seconds',
   'sync-timeout-seconds',
   'gitops-mode',
@@ -72,6 +74,8 @@ export const PARAMETER_NAME_MAX = 128
 export const PARAMETER_VALUE_MAX = 4096
 
 export type PromoteMode = 'promote' | 'skip' | 'dry-run'
+/** gate: push, commit, wait, promote; test: all but the promote; promote: the second job. */
+export type RunMode = 'gate' | 'test' | 'promote'
 export type GitOpsMode = 'commit' | 'pull-request'
 export type MergeStrategy = 'auto' | 'immediate' | 'manual'
 export type MergeMethod = 'merge' | 'squash' | 'rebase'
@@ -139,6 +143,10 @@ export interface Settings {
   test: TestSettings
   gitops: GitOpsSettings
   promote: PromoteMode
+  /** The mode input, '' resolved (src/run-mode.ts). */
+  mode: RunMode
+  /** mode: promote only: the guard's starting point; '' = the active version when the job starts. */
+  expectedActiveVersionId: string
   allowRollback: boolean
   commentOnPr: boolean
   githubToken: string

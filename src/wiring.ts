@@ -5,6 +5,7 @@ import { type Clients, createClients, forgetSecretInputs } from './clients.js'
 import { SECRET_INPUTS, type Settings } from './settings.js'
 import type { CommitInput, Committed } from './steps/commit.js'
 import type { ValidInputs } from './steps/inputs.js'
+import type { Located, LocateInput } from './steps/locate.js'
 import type { Preflight, PreflightInput } from './steps/preflight.js'
 import type { PromoteInput } from './steps/promote.js'
 import type { PullRequestInput } from './steps/pull-request.js'
@@ -54,11 +55,20 @@ export class Gate {
     return { gitops, test, preflight, pushed, committed, runUrl, octokit: this.clients.octokit }
   }
 
-  wait(pushed: Pushed, committed: Committed, syncFrom: number, runStartedAt: number): WaitInput {
+  wait(
+    pushed: WaitInput['pushed'],
+    committed: WaitInput['committed'],
+    syncFrom: number,
+    runStartedAt: number
+  ): WaitInput {
     return { test: this.settings.test, committed, pushed, kc: this.kc, syncFrom, runStartedAt }
   }
 
-  promote(preflight: Preflight, pushed: Pushed, tested: Tested): PromoteInput {
+  promote(
+    preflight: Preflight,
+    pushed: Pick<Pushed, 'template' | 'versionName' | 'createdAt'>,
+    tested: Tested
+  ): PromoteInput {
     const { settings } = this
     return {
       mode: settings.promote,
@@ -72,6 +82,17 @@ export class Gate {
       coder: this.clients.coder,
       kc: this.kc
     }
+  }
+
+  /** mode: promote. */
+  locate(preflight: Preflight): LocateInput {
+    const { coder, octokit } = this.clients
+    return { settings: this.settings, preflight, coder, octokit }
+  }
+
+  /** mode: promote: the guard starts from expected-active-version-id or this job's start. */
+  promoteLocated(preflight: Preflight, located: Located, tested: Tested): PromoteInput {
+    return { ...this.promote(preflight, located, tested), starting: located.starting }
   }
 
   get testName(): string {

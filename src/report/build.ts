@@ -70,6 +70,7 @@ function fillFacts(report: RunReport, journal: Journal, context: BuildContext): 
     report.namespace = settings.test.namespace
     report.versionName = settings.coder.version
     report.testName = settings.test.name
+    report.mode = settings.mode
     report.gitopsRepository = `${settings.gitops.owner}/${settings.gitops.repo}`
     report.manifestPath = manifestPathOf(settings.gitops.path, settings.test.name)
     // The order of the issue and of docs/troubleshooting.md: get <kind> -n <ns> <name> -o yaml.
@@ -93,6 +94,7 @@ function fillFacts(report: RunReport, journal: Journal, context: BuildContext): 
         `The push created template ${pushed.template}, and Coder made version ${pushed.versionName} its active version before any test (create-template: true).`
       )
   }
+  fillLocated(report, journal)
   fillGitOps(report, journal, context)
   fillWait(report, journal)
   fillPromotion(report, journal)
@@ -126,6 +128,21 @@ function fillGitOps(report: RunReport, journal: Journal, context: BuildContext):
   }
 }
 
+/** The promote job: the version and the manifest commit that the test job left. */
+function fillLocated(report: RunReport, journal: Journal): void {
+  const located = journal.value('locate')
+  if (!located) return
+  report.versionId = located.versionId
+  report.versionName = located.versionName
+  report.template = located.template
+  report.commitSha = located.commitSha
+  report.commitUrl = located.commitUrl
+  report.commitBranch = located.branch
+  // The guard's starting point: expected-active-version-id when given.
+  report.previousActiveVersionId = located.starting?.id ?? ''
+  report.previousActiveVersionName = located.starting?.name ?? ''
+}
+
 function fillWait(report: RunReport, journal: Journal): void {
   const wait = journal.entry('wait')?.result
   report.testLookedFor = wait !== undefined
@@ -150,7 +167,7 @@ function fillVersionLinks(report: RunReport, journal: Journal): void {
     : ''
   const link = (name: string): string =>
     coderVersionUrl(coderUrl, report.organization, report.template, name)
-  if (journal.value('push')) report.versionUrl = link(report.versionName)
+  if (journal.value('push') || journal.value('locate')) report.versionUrl = link(report.versionName)
   report.previousActiveVersionUrl = link(report.previousActiveVersionName)
   report.activeVersionUrl = link(report.activeVersionName)
 }

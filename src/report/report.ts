@@ -1,11 +1,20 @@
 // What a run did, as the summary, the outputs, the log epilogue and the pull-request comment show
 // it. Built once at the end from the journal of step results (build.ts), never mutated by a step.
 import type { PromotionResult } from '../api.js'
+import type { RunMode } from '../settings.js'
 import type { FailureKind, StepStatus } from '../steps/step.js'
 import type { TimelineEntry } from '../steps/wait.js'
 
 export type RowName =
-  'preflight' | 'push' | 'commit' | 'pull-request' | 'merge' | 'sync' | 'test' | 'promote'
+  | 'preflight'
+  | 'push'
+  | 'locate'
+  | 'commit'
+  | 'pull-request'
+  | 'merge'
+  | 'sync'
+  | 'test'
+  | 'promote'
 
 export type RowResult = StepStatus | 'not run'
 
@@ -95,6 +104,8 @@ export interface RunReport {
   /** The WorkspaceDeleted condition as `<status>/<reason>`. */
   workspaceDeleted: string
   rows: StepRow[]
+  /** The mode input: a promote job pushes and commits nothing. */
+  mode: RunMode
 }
 
 export function isSuccess(outcome: Outcome): boolean {
@@ -149,6 +160,7 @@ export function emptyReport(startedAt: number): RunReport {
     workspaceName: '',
     workspaceOwnerId: '',
     workspaceDeleted: '',
-    rows: []
+    rows: [],
+    mode: 'gate'
   }
 }

@@ -29,7 +29,12 @@ function cutWaitDetail(facts: WaitFacts | undefined, synced: boolean): string {
   return `cancelled while the test ran (last: ${where}); the test goes on in the cluster`
 }
 
+/** The promote job of a release: no push and no commit, the locate step in their place. */
+const PROMOTE_JOB_ROWS: RowName[] = ['preflight', 'locate', 'sync', 'test', 'promote']
+
 export function stepRows(journal: Journal): StepRow[] {
+  if (journal.value('inputs')?.settings.mode === 'promote')
+    return PROMOTE_JOB_ROWS.flatMap((name) => rowsOf(name, journal))
   const pullRequestMode = journal.value('inputs')?.settings.gitops.mode === 'pull-request'
   const names: RowName[] = [
     'preflight',

@@ -71,6 +71,11 @@ export function renderSummary(report: RunReport, now: number): string {
 /** The headline, then the error, problems, warnings, advice and what stays behind. */
 function addMessages(summary: Summary, report: RunReport): void {
   summary.addHeading(escapeHtml(headline(report)), 2)
+  if (report.mode === 'promote')
+    summary.addRaw(
+      '<p>Promote job (<code>mode: promote</code>): it pushed and committed nothing, and promotes the version that the test job tested.</p>',
+      true
+    )
   if (report.error) summary.addRaw(`<p><strong>${escapeHtml(report.error)}</strong></p>`, true)
   if (report.problems.length > 0) summary.addList(report.problems.map((line) => escapeHtml(line)))
   for (const line of report.warnings) summary.addRaw(`<p>⚠️ ${escapeHtml(line)}</p>`, true)

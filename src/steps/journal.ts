@@ -4,6 +4,7 @@
 import { raceAbort } from '../abort.js'
 import type { Committed } from './commit.js'
 import type { ValidInputs } from './inputs.js'
+import type { Located } from './locate.js'
 import type { Merged, OpenedPullRequest } from './pull-request.js'
 import type { Preflight } from './preflight.js'
 import type { Promotion } from './promote.js'
@@ -22,6 +23,7 @@ export interface StepValues {
   inputs: ValidInputs
   preflight: Preflight
   push: Pushed
+  locate: Located
   commit: Committed
   'pull-request': OpenedPullRequest
   merge: Merged
@@ -33,6 +35,7 @@ export interface StepFacts {
   inputs: never
   preflight: never
   push: never
+  locate: never
   commit: never
   'pull-request': never
   merge: { pullRequest: OpenedPullRequest }
@@ -56,6 +59,7 @@ const UNEXPECTED_KIND: Record<StepName, FailureKind> = {
   inputs: 'invalid-input',
   preflight: 'preflight',
   push: 'push',
+  locate: 'locate',
   commit: 'commit',
   'pull-request': 'pull-request',
   merge: 'pull-request',

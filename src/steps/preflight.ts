@@ -3,7 +3,7 @@
 // failed check is listed with what to grant or change.
 import type { KubeConfig } from '@kubernetes/client-node'
 import type { CoderClient } from '../coder/client.js'
-import { gitOpsProblems, inspectGitOpsRepository } from '../gitops/access.js'
+import { type GitOpsFacts, gitOpsProblems, inspectGitOpsRepository } from '../gitops/access.js'
 import type { GitOpsOctokit } from '../gitops/octokit.js'
 import { checkAccess } from '../kube/access.js'
 import { assertCoderK8sServed } from '../kube/discovery.js'
@@ -97,7 +97,8 @@ async function checkCoder(input: PreflightInput, context: StepContext): Promise<
     const organization = (await input.coder.organization(settings.organization)).name
     const template = await input.coder.template(organization, settings.template)
     if (!template) {
-      if (settings.createTemplate) {
+      // The promote job pushes nothing, so it never creates a template: there is nothing to promote.
+      if (settings.createTemplate && input.settings.mode !== 'promote') {
         context.log.warning(
           `Template "${settings.template}" does not exist in ${organization}: create-template is true, so the push creates it, and Coder makes its first version active before any test (coder-cli.md §1.5). That version goes live untested.`
         )
@@ -132,17 +133,18 @@ async function checkCoder(input: PreflightInput, context: StepContext): Promise<
 async function checkGitOps(input: PreflightInput, context: StepContext): Promise<Check<string>> {
   const { gitops } = input.settings
   try {
-    const facts = await inspectGitOpsRepository({
+    const inspected = await inspectGitOpsRepository({
       octokit: input.octokit,
       owner: gitops.owner,
       repo: gitops.repo,
       branch: gitops.branch,
       signal: context.signal
     })
+    const facts = input.settings.mode === 'promote' ? readOnly(inspected) : inspected
     const problems = gitOpsProblems(facts, gitops).map(
       ({ problem, fix }) => `GitOps: ${problem} ${fix}`
     )
-    if (!facts.rulesKnown && facts.branchExists && gitops.mode === 'commit')
+    if (!facts.rulesKnown && facts.branchExists && gitops.mode === 'commit' && facts === inspected)
       context.log.info(
         `GitOps: cannot tell whether ${facts.branch} requires a pull request; going on.`
       )
@@ -153,6 +155,11 @@ async function checkGitOps(input: PreflightInput, context: StepContext): Promise
       problems: [`GitOps: reading ${gitops.owner}/${gitops.repo} failed: ${messageOf(error)}`]
     }
   }
+}
+
+/** The promote job only reads the GitOps repository: the checks of a write do not apply. */
+function readOnly(facts: GitOpsFacts): GitOpsFacts {
+  return { ...facts, canWrite: null, pullRequestRequiredBy: null, allowAutoMerge: null }
 }
 
 async function checkKubernetes(

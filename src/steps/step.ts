@@ -11,6 +11,7 @@ export const FAILURE_KINDS = [
   'invalid-input',
   'preflight',
   'push',
+  'locate',
   'commit',
   'pull-request',
   'sync-timeout',

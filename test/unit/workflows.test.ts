@@ -120,14 +120,22 @@ describe('the checks can fail', () => {
 })
 
 describe('the files exist', () => {
-  it('has the three GitHub workflows and the three examples', () => {
+  it('has the three GitHub workflows and the four examples', () => {
     expect(GITHUB_WORKFLOWS.sort()).toEqual(
       ['check-dist.yml', 'ci.yml', 'release.yml'].map((f) => `.github/workflows/${f}`)
     )
     expect(EXAMPLES.sort()).toEqual(
-      ['matrix.yml', 'on-failure.yml', 'pull-request-mode.yml'].map((f) => `docs/examples/${f}`)
+      ['matrix.yml', 'on-failure.yml', 'pull-request-mode.yml', 'release-with-approval.yml'].map(
+        (f) => `docs/examples/${f}`
+      )
     )
     expect(README_WORKFLOWS.length).toBeGreaterThanOrEqual(3)
+  })
+
+  it("the README's release with an approval is the example, without its opening comment", () => {
+    const example = read('docs/examples/release-with-approval.yml')
+    const body = example.slice(example.indexOf('name: '))
+    expect(README_WORKFLOWS.map((text) => text.trim())).toContain(body.trim())
   })
 
   it('the README links every example', () => {

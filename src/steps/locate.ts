@@ -1,0 +1,145 @@
+// The promote job's locate step (interface.md, `mode: promote`): finds what the test job left,
+// changing nothing. This commit's version of `version` in Coder (by name and commit marker), the
+// manifest <gitops-path>/<test-name>.yaml on gitops-branch, and the guard's starting point.
+import type { CoderTemplateTest } from '../api.js'
+import type { CoderClient } from '../coder/client.js'
+import { githubCall } from '../gitops/github-call.js'
+import type { GitOpsOctokit } from '../gitops/octokit.js'
+import { readFileAt } from '../gitops/read-file.js'
+import { manifestProblem, versionProblem } from '../locate-rules.js'
+import { manifestPathOf, parseManifest } from '../manifest.js'
+import type { Settings } from '../settings.js'
+import type { Preflight, VersionRef } from './preflight.js'
+import { failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
+
+export interface Located {
+  /** This commit's version: the one the test job pushed and tested. */
+  versionId: string
+  versionName: string
+  createdAt: string
+  template: string
+  /** The manifest read from gitops-branch: the spec the test in the cluster must equal. */
+  manifest: CoderTemplateTest
+  manifestPath: string
+  branch: string
+  /** The head of gitops-branch at the read; the manifest was read at exactly this commit. */
+  commitSha: string
+  commitUrl: string
+  /** The guard's starting point: expected-active-version-id, or the active version now. */
+  starting: VersionRef | null
+}
+
+export interface LocateInput {
+  settings: Settings
+  preflight: Pick<Preflight, 'organization' | 'template' | 'branch' | 'startingActive'>
+  coder: CoderClient
+  octokit: GitOpsOctokit
+}
+
+const ADVICE = [
+  'Run the test job (mode: test) for this commit first, and let it pass; then run this promote job again.'
+]
+
+export async function locateTested(
+  input: LocateInput,
+  context: StepContext
+): Promise<StepResult<Located>> {
+  const { settings, preflight } = input
+  const { organization, template } = preflight
+  try {
+    const found = await input.coder.versionByName(organization, template, settings.coder.version)
+    const wrongVersion = versionProblem(found, {
+      organization,
+      template,
+      name: settings.coder.version,
+      commitSha: settings.coder.commitSha
+    })
+    if (wrongVersion || !found) return notTested(wrongVersion ?? '')
+    const read = await readManifest(input, context)
+    const wrongManifest = manifestProblem(read.text, read.manifest, {
+      where: read.where,
+      namespace: settings.test.namespace,
+      testName: settings.test.name,
+      template: `${organization}.${template}`,
+      versionName: found.name
+    })
+    if (wrongManifest || !read.manifest) return notTested(wrongManifest ?? '')
+    const located: Located = {
+      versionId: found.id,
+      versionName: found.name,
+      createdAt: found.created_at ?? '',
+      template,
+      manifest: read.manifest,
+      manifestPath: read.path,
+      branch: preflight.branch,
+      commitSha: read.commitSha,
+      commitUrl: read.commitUrl,
+      starting: await startingPoint(input)
+    }
+    return succeeded(
+      located,
+      `version ${found.name} (${found.id}) of this commit; ${read.where} at ${read.commitSha.slice(0, 12)}`
+    )
+  } catch (error) {
+    if (context.signal.aborted) throw error
+    return failed('locate', `Finding what the test job left failed: ${messageOf(error)}`, {
+      advice: ['Check the Coder URL and token and the gitops-token, then run the job again.']
+    })
+  }
+}
+
+function notTested(problem: string): StepResult<never> {
+  return failed('locate', `${problem} Nothing was promoted.`, { advice: ADVICE })
+}
+
+interface ManifestRead {
+  path: string
+  where: string
+  text: string | null
+  manifest: CoderTemplateTest | null
+  commitSha: string
+  commitUrl: string
+}
+
+/** The branch head first, then the file at that commit: the manifest and commit-sha agree. */
+async function readManifest(input: LocateInput, context: StepContext): Promise<ManifestRead> {
+  const { gitops, test } = input.settings
+  const call = {
+    octokit: input.octokit,
+    owner: gitops.owner,
+    repo: gitops.repo,
+    signal: context.signal
+  }
+  const branch = input.preflight.branch
+  const head = await githubCall(
+    call,
+    { input: 'gitops-token', needs: '`contents: read`' },
+    `reading the branch ${branch}`,
+    (request) =>
+      input.octokit.rest.repos.getBranch({
+        owner: gitops.owner,
+        repo: gitops.repo,
+        branch,
+        request
+      })
+  )
+  const commitSha = head.data.commit.sha
+  const path = manifestPathOf(gitops.path, test.name)
+  const text = await readFileAt({ ...call, ref: commitSha, path })
+  return {
+    path,
+    where: `${gitops.owner}/${gitops.repo}@${branch}:${path}`,
+    text,
+    manifest: text === null ? null : parseManifest(text),
+    commitSha,
+    commitUrl: head.data.commit.html_url ?? ''
+  }
+}
+
+/** expected-active-version-id (named from Coder when it can), else the active version now. */
+async function startingPoint(input: LocateInput): Promise<VersionRef | null> {
+  const id = input.settings.expectedActiveVersionId
+  if (!id) return input.preflight.startingActive
+  const version = await input.coder.versionById(id)
+  return { id, name: version?.name ?? '', createdAt: version?.created_at ?? '' }
+}

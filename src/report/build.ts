@@ -195,9 +195,10 @@ function fillFailure(report: RunReport, failure: Failure, context: BuildContext)
 /** A cancel cut the promote request: the final read says what is known, never "nothing". */
 function cancelledAfterRequest(report: RunReport): string {
   const ours = `${report.versionName} (${report.versionId})`
+  const check = activeVersionCheck(report)
   if (report.versionId && report.activeVersionId === report.versionId)
-    return `The run was cancelled after the promote request was sent, and the version read at the end is the tested one: ${ours} is active.`
-  return `The run was cancelled while the promote request was in flight: the tested version ${ours} may be active, now or once Coder applies the request. Check which version is active: ${activeVersionCheck(report)}`
+    return `The run was cancelled after the promote request was sent, and the version read at the end is the tested one: ${ours} is active. Check which version is active now: ${check}`
+  return `The run was cancelled while the promote request was in flight: the tested version ${ours} may be active, now or once Coder applies the request. Check which version is active: ${check}`
 }
 
 function successOutcome(journal: Journal): Outcome {

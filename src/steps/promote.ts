@@ -5,7 +5,7 @@ import type { KubeConfig } from '@kubernetes/client-node'
 import type { PromotionResult } from '../api.js'
 import type { CoderClient } from '../coder/client.js'
 import { postPromotion, readActiveVersionID } from '../kube/promote.js'
-import { PromotionRefusedError, runPromotion } from '../promote-step.js'
+import { PromotionRefusedError, type PromoteStepInput, runPromotion } from '../promote-step.js'
 import { type GuardDecision, guardPromotion, type VersionFacts } from '../promotion-guard.js'
 import type { PromoteMode } from '../settings.js'
 import { readActiveVersion } from './observe.js'
@@ -105,6 +105,29 @@ function guardRefused(
   })
 }
 
+/** The I/O of runPromotion: the promote request and both reads, through the run's signal. */
+function promotionIO(
+  input: PromoteInput,
+  target: string,
+  dryRun: boolean,
+  signal: AbortSignal
+): Pick<PromoteStepInput, 'post' | 'readActiveVersionID' | 'readActiveVersion'> {
+  const { kc, namespace } = input
+  return {
+    post: () =>
+      postPromotion({
+        kc,
+        namespace,
+        template: target,
+        versionID: input.tested.id,
+        dryRun,
+        signal
+      }),
+    readActiveVersionID: () => readActiveVersionID({ kc, namespace, template: target, signal }),
+    readActiveVersion: () => readActiveVersion(input.coder, input.organization, input.template)
+  }
+}
+
 /**
  * The promote request through runPromotion; facts.requestSent records whether it went out, and is
  * published before the request, so that a cancel that cuts the step keeps it (journal.ts).
@@ -125,24 +148,8 @@ async function sendPromotion(
       previousActiveVersionID: active.id,
       mode,
       signal: context.signal,
-      post: () =>
-        postPromotion({
-          kc: input.kc,
-          namespace: input.namespace,
-          template: target,
-          versionID: input.tested.id,
-          dryRun: mode === 'dry-run',
-          signal: context.signal
-        }),
-      readActiveVersionID: () =>
-        readActiveVersionID({
-          kc: input.kc,
-          namespace: input.namespace,
-          template: target,
-          signal: context.signal
-        }),
+      ...promotionIO(input, target, mode === 'dry-run', context.signal),
       guard: { ours: input.tested, starting: input.starting, allowRollback: input.allowRollback },
-      readActiveVersion: () => readActiveVersion(input.coder, input.organization, input.template),
       log: context.log.info,
       onRequest: () => {
         facts.requestSent = true

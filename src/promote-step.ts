@@ -1,7 +1,15 @@
 // The promote step: one request per attempt, decided by the pure table in promotion.ts, with a
-// re-read of the active version before any retry after an unclear answer (coder-k8s-api.md §2.4).
+// re-read of the active version before any retry after an unclear answer (coder-k8s-api.md §2.4),
+// and the promotion guard again before every re-send (interface.md, "Promotion guard"): another
+// writer may activate a version during the pause, and the gate never overwrites it.
 // The I/O is injected so that the loop runs unchanged against any API server.
 import { setTimeout as delay } from 'node:timers/promises'
+import {
+  type GuardDecision,
+  type GuardInput,
+  guardPromotion,
+  type VersionFacts
+} from './promotion-guard.js'
 import {
   decideAfterReread,
   decideAnswer,
@@ -25,6 +33,10 @@ export interface PromoteStepInput {
   signal: AbortSignal
   post: () => Promise<PromoteAnswer>
   readActiveVersionID: () => Promise<string | null>
+  /** The guard's facts but the active version, which is read again before every re-send. */
+  guard: Omit<GuardInput, 'active'>
+  /** The active version with its name, from Coder (null: the template is gone). */
+  readActiveVersion: () => Promise<VersionFacts | null>
   log: (line: string) => void
   /** Called right before each promote request is sent. */
   onRequest?: () => void
@@ -38,6 +50,14 @@ export class PromotionCancelledError extends Error {
 
 export class PromotionFailedError extends Error {
   override name = 'PromotionFailedError'
+}
+
+/** The guard, read again before a re-send, refused: nothing more is sent. */
+export class PromotionRefusedError extends Error {
+  override name = 'PromotionRefusedError'
+  constructor(readonly decision: Extract<GuardDecision, { kind: 'refused' }>) {
+    super(decision.message)
+  }
 }
 
 /** Never start a promotion after a cancel (action-ecosystem.md §5.4). */
@@ -70,12 +90,13 @@ export async function runPromotion(input: PromoteStepInput): Promise<Promoted> {
     if (pending) {
       next = reRead(pending, await safeRead(input))
     } else {
-      input.onRequest?.()
-      const answer = await input.post()
-      input.log(
-        `Attempt ${attempt}: HTTP ${answer.httpStatus || 'no answer'}${answer.message ? `: ${answer.message}` : ''}`
-      )
-      next = decideAnswer(answer, input.versionID, input.mode, input.template, input.namespace)
+      if (attempt > 1) {
+        const before = await guardBeforeResend(input, outcomeUnknown, lastWhy)
+        if (before === 'unread') continue // never a re-send the guard did not allow
+        if (before.kind === 'promoted') return before
+        throwIfCancelled(input.signal, outcomeUnknown)
+      }
+      next = await sendOnce(input, attempt)
       if (next.kind === 're-read') {
         outcomeUnknown = true
         input.log(`Reading the active version before anything else (${next.why}).`)
@@ -107,14 +128,65 @@ export async function runPromotion(input: PromoteStepInput): Promise<Promoted> {
   )
 }
 
+/** One promote request and the table's decision on its answer. */
+async function sendOnce(input: PromoteStepInput, attempt: number): Promise<NextStep> {
+  input.onRequest?.()
+  const answer = await input.post()
+  input.log(
+    `Attempt ${attempt}: HTTP ${answer.httpStatus || 'no answer'}${answer.message ? `: ${answer.message}` : ''}`
+  )
+  return decideAnswer(answer, input.versionID, input.mode, input.template, input.namespace)
+}
+
+/**
+ * Before a re-send: the active version read from Coder, judged by the guard as right before the
+ * first request. Ours: done (Promoted only when an earlier request may have applied it). 'unread':
+ * the guard cannot decide, so nothing is sent this attempt. Throws PromotionRefusedError.
+ */
+async function guardBeforeResend(
+  input: PromoteStepInput,
+  outcomeUnknown: boolean,
+  after: string
+): Promise<Promoted | { kind: 'send' } | 'unread'> {
+  let active: VersionFacts | null
+  try {
+    active = await input.readActiveVersion()
+  } catch (error) {
+    if (input.signal.aborted) throw error
+    input.log(`Could not read the active version before sending again: ${messageOf(error)}`)
+    return 'unread'
+  }
+  if (active === null) {
+    input.log('Could not read the active version before sending again: the template was not found.')
+    return 'unread'
+  }
+  const decision = guardPromotion({ ...input.guard, active })
+  if (decision.kind === 'refused') {
+    const message = `${decision.message} (read before sending the promote again, after ${after})`
+    throw new PromotionRefusedError({ ...decision, message })
+  }
+  if (decision.kind === 'promote') return { kind: 'send' }
+  const applied = outcomeUnknown && input.mode === 'promote'
+  input.log(`Version ${active.id} is active already; nothing more is sent.`)
+  return {
+    kind: 'promoted',
+    result: applied ? 'Promoted' : 'AlreadyActive',
+    previousActiveVersionID: input.previousActiveVersionID,
+    activeVersionID: active.id,
+    confirmedBy: 're-read'
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
 async function safeRead(input: PromoteStepInput): Promise<string | null> {
   try {
     return await input.readActiveVersionID()
   } catch (error) {
     if (input.signal.aborted) throw error
-    input.log(
-      `Could not read the active version: ${error instanceof Error ? error.message : String(error)}`
-    )
+    input.log(`Could not read the active version: ${messageOf(error)}`)
     return null
   }
 }

@@ -4,7 +4,7 @@ import { manifestPathOf } from '../manifest.js'
 import type { Journal } from '../steps/journal.js'
 import type { Failure } from '../steps/step.js'
 import type { VersionFacts } from '../promotion-guard.js'
-import { leftBehind } from './left-behind.js'
+import { activeVersionCheck, leftBehind } from './left-behind.js'
 import {
   coderVersionUrl,
   commitUrlOf,
@@ -204,9 +204,18 @@ function fillFailure(report: RunReport, failure: Failure, context: BuildContext)
   report.error =
     failure.status === 'cancelled'
       ? report.promotionRequested
-        ? 'The run was cancelled after a promote request was sent: the tested version may or may not be active. Check the active version of the template.'
+        ? cancelledAfterRequest(report)
         : 'The run was cancelled. Nothing was promoted.'
       : failure.message
+}
+
+/** A cancel cut the promote request: the final read says what is known, never "nothing". */
+function cancelledAfterRequest(report: RunReport): string {
+  const ours = `${report.versionName} (${report.versionId})`
+  const check = activeVersionCheck(report)
+  if (report.versionId && report.activeVersionId === report.versionId)
+    return `The run was cancelled after the promote request was sent, and the version read at the end is the tested one: ${ours} is active. Check which version is active now: ${check}`
+  return `The run was cancelled while the promote request was in flight: the tested version ${ours} may be active, now or once Coder applies the request. Check which version is active: ${check}`
 }
 
 function successOutcome(journal: Journal): Outcome {

@@ -23,9 +23,13 @@ function inCoder(report: RunReport, journal: Journal): string[] {
   const at = report.organization ? ` -O ${report.organization}` : ''
   if (pushed) {
     if (report.activeVersionId === pushed.versionId) return []
+    if (report.promotionRequested && report.outcome === 'cancelled')
+      return [
+        `Version ${pushed.versionName} (${pushed.versionId}) may be active: the promote request was sent before the cancel, and Coder may apply it even after the run ended. Check which version is active with \`${activeVersionCheck(report)}\` before you run the job again.`
+      ]
     if (report.activeVersionId === '' && report.promotionRequested)
       return [
-        `Version ${pushed.versionName} (${pushed.versionId}) may be active: the promote request was sent and the active version could not be read afterwards. Check it in Coder before you run the job again.`
+        `Version ${pushed.versionName} (${pushed.versionId}) may be active: the promote request was sent and the active version could not be read afterwards. Check it with \`${activeVersionCheck(report)}\` before you run the job again.`
       ]
     // guess: `coder templates versions archive` is from Coder's docs; coder-cli.md does not cover it.
     return [
@@ -38,6 +42,12 @@ function inCoder(report: RunReport, journal: Journal): string[] {
   return [
     `Coder may hold a version named ${report.versionName} whose import failed or was cancelled: Coder keeps such versions, inactive, and their name stays taken. Push under a new version name; list them with \`coder templates versions list ${report.template}${at} --include-archived\`.`
   ]
+}
+
+/** The command that shows which version of the template is active (coder-cli.md §3, the CLI equivalents). */
+export function activeVersionCheck(report: Pick<RunReport, 'template' | 'organization'>): string {
+  const at = report.organization ? ` -O ${report.organization}` : ''
+  return `coder templates versions list ${report.template}${at}`
 }
 
 function inGit(report: RunReport, journal: Journal): string[] {

@@ -38,7 +38,11 @@ export function headline(report: RunReport): string {
     case 'timed-out':
       return `⏱️ ${what}: the gate timed out`
     case 'cancelled':
-      return `🛑 ${what}: the run was cancelled; nothing was promoted`
+      if (!report.promotionRequested)
+        return `🛑 ${what}: the run was cancelled; nothing was promoted`
+      return report.versionId && report.activeVersionId === report.versionId
+        ? `🛑 ${what}: the run was cancelled after the promote request; the version is active`
+        : `🛑 ${what}: the run was cancelled during the promote request; the version may be active`
     case 'invalid-input':
       return '❌ Invalid input: nothing was pushed, committed or promoted'
     default:

@@ -7,10 +7,11 @@ import type { ValidInputs } from './inputs.js'
 import type { Located } from './locate.js'
 import type { Merged, OpenedPullRequest } from './pull-request.js'
 import type { Preflight } from './preflight.js'
-import type { Promotion } from './promote.js'
+import type { PromoteFacts, Promotion } from './promote.js'
 import type { Pushed } from './push.js'
 import {
   cancelled,
+  type FactSink,
   failed,
   type FailureKind,
   messageOf,
@@ -40,7 +41,7 @@ export interface StepFacts {
   'pull-request': never
   merge: { pullRequest: OpenedPullRequest }
   wait: WaitFacts
-  promote: { requestSent: boolean }
+  promote: PromoteFacts
 }
 
 export type StepName = keyof StepValues
@@ -82,18 +83,25 @@ export class Journal {
   /** Runs one step; returns its value, or throws StepStopped after recording its failure. */
   async run<K extends StepName>(
     name: K,
-    body: (context: StepContext) => Promise<StepResult<StepValues[K], StepFacts[K]>>,
+    body: (
+      context: StepContext & FactSink<StepFacts[K]>
+    ) => Promise<StepResult<StepValues[K], StepFacts[K]>>,
     options: { cancelGraceMs?: number; group?: string } = {}
   ): Promise<StepValues[K]> {
     const { signal, now, log } = this.context
     const startedAt = now()
+    // The facts the step published as it went: kept when a cancel or an error cuts it.
+    let published: StepFacts[K] | undefined
+    let open = true
+    const publish = (facts: StepFacts[K]): void => {
+      if (open) published = facts
+    }
+    const context = { ...this.context, publish }
     let result: StepResult<StepValues[K], StepFacts[K]>
     try {
       // No step starts after a cancel (action-ecosystem.md §5.4).
       if (signal.aborted) throw new CancelledWhileWaiting()
-      const work = options.group
-        ? log.group(options.group, () => body(this.context))
-        : body(this.context)
+      const work = options.group ? log.group(options.group, () => body(context)) : body(context)
       // A cancel must not wait for work that cannot be interrupted (a rate-limit sleep, say).
       result = await raceAbort(work, signal, {
         graceMs: options.cancelGraceMs ?? 0,
@@ -101,9 +109,10 @@ export class Journal {
       })
     } catch (error) {
       result = signal.aborted
-        ? cancelled('The run was cancelled.')
-        : failed(UNEXPECTED_KIND[name], messageOf(error))
+        ? cancelled('The run was cancelled.', published)
+        : failed(UNEXPECTED_KIND[name], messageOf(error), { facts: published })
     }
+    open = false // the entry is final: work that runs on after a cancel publishes nothing
     this.entries.push({ name, startedAt, endedAt: now(), result } as JournalEntry)
     // One line per step in the log; the failure itself goes to the annotation and the summary.
     log.info(result.ok ? `✓ ${name}: ${result.detail}` : `✗ ${name}: ${result.failure.status}`)

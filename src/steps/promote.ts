@@ -5,11 +5,19 @@ import type { KubeConfig } from '@kubernetes/client-node'
 import type { PromotionResult } from '../api.js'
 import type { CoderClient } from '../coder/client.js'
 import { postPromotion, readActiveVersionID } from '../kube/promote.js'
-import { runPromotion } from '../promote-step.js'
+import { PromotionRefusedError, type PromoteStepInput, runPromotion } from '../promote-step.js'
 import { type GuardDecision, guardPromotion, type VersionFacts } from '../promotion-guard.js'
 import type { PromoteMode } from '../settings.js'
 import { readActiveVersion } from './observe.js'
-import { failed, messageOf, skipped, type StepContext, type StepResult, succeeded } from './step.js'
+import {
+  failed,
+  type FactSink,
+  messageOf,
+  skipped,
+  type StepContext,
+  type StepResult,
+  succeeded
+} from './step.js'
 
 export interface Promotion {
   result: PromotionResult | 'Skipped'
@@ -34,11 +42,13 @@ export interface PromoteInput {
   starting: VersionFacts | null
   coder: CoderClient
   kc: KubeConfig
+  /** The pause between attempts; tests inject one that does not wait real seconds. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>
 }
 
 export async function promoteTested(
   input: PromoteInput,
-  context: StepContext
+  context: StepContext & Partial<FactSink<PromoteFacts>>
 ): Promise<StepResult<Promotion, PromoteFacts>> {
   if (input.mode === 'skip')
     return skipped({ result: 'Skipped', confirmedBy: '' }, 'promote: false')
@@ -95,12 +105,38 @@ function guardRefused(
   })
 }
 
-/** The promote request through runPromotion; facts.requestSent records whether it went out. */
+/** The I/O of runPromotion: the promote request and both reads, through the run's signal. */
+function promotionIO(
+  input: PromoteInput,
+  target: string,
+  dryRun: boolean,
+  signal: AbortSignal
+): Pick<PromoteStepInput, 'post' | 'readActiveVersionID' | 'readActiveVersion'> {
+  const { kc, namespace } = input
+  return {
+    post: () =>
+      postPromotion({
+        kc,
+        namespace,
+        template: target,
+        versionID: input.tested.id,
+        dryRun,
+        signal
+      }),
+    readActiveVersionID: () => readActiveVersionID({ kc, namespace, template: target, signal }),
+    readActiveVersion: () => readActiveVersion(input.coder, input.organization, input.template)
+  }
+}
+
+/**
+ * The promote request through runPromotion; facts.requestSent records whether it went out, and is
+ * published before the request, so that a cancel that cuts the step keeps it (journal.ts).
+ */
 async function sendPromotion(
   input: PromoteInput,
   active: VersionFacts,
   facts: PromoteFacts,
-  context: StepContext
+  context: StepContext & Partial<FactSink<PromoteFacts>>
 ): Promise<StepResult<Promotion, PromoteFacts>> {
   const mode = input.mode === 'dry-run' ? 'dry-run' : 'promote'
   const target = `${input.organization}.${input.template}`
@@ -112,24 +148,14 @@ async function sendPromotion(
       previousActiveVersionID: active.id,
       mode,
       signal: context.signal,
-      post: () =>
-        postPromotion({
-          kc: input.kc,
-          namespace: input.namespace,
-          template: target,
-          versionID: input.tested.id,
-          dryRun: mode === 'dry-run',
-          signal: context.signal
-        }),
-      readActiveVersionID: () =>
-        readActiveVersionID({
-          kc: input.kc,
-          namespace: input.namespace,
-          template: target,
-          signal: context.signal
-        }),
+      ...promotionIO(input, target, mode === 'dry-run', context.signal),
+      guard: { ours: input.tested, starting: input.starting, allowRollback: input.allowRollback },
       log: context.log.info,
-      onRequest: () => (facts.requestSent = true)
+      onRequest: () => {
+        facts.requestSent = true
+        context.publish?.({ ...facts })
+      },
+      ...(input.sleep ? { sleep: input.sleep } : {})
     })
     const how =
       promoted.confirmedBy === 're-read' ? ' (confirmed by a re-read of the active version)' : ''
@@ -139,6 +165,7 @@ async function sendPromotion(
     )
   } catch (error) {
     if (context.signal.aborted) throw error
+    if (error instanceof PromotionRefusedError) return guardRefused(error.decision, facts)
     return failed('promote-failed', messageOf(error), {
       facts,
       advice: facts.requestSent

@@ -56,6 +56,14 @@ export interface StepContext {
   now(): number
 }
 
+/**
+ * Where a step records its facts as it goes (the Journal gives one to each step): a cancel that
+ * cuts the step keeps the last facts published, e.g. that the promote request was sent.
+ */
+export interface FactSink<Facts> {
+  publish(facts: Facts): void
+}
+
 export function succeeded<Value>(value: Value, detail: string): StepResult<Value, never> {
   return { ok: true, status: 'succeeded', value, detail }
 }

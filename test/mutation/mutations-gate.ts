@@ -123,6 +123,27 @@ export const GATE_MODULES: MutatedModule[] = [
     ])
   },
   {
+    name: 'promote-step',
+    tests: ['test/unit/promotion.test.ts'],
+    mutations: mutationsOf('src/promote-step.ts', [
+      [
+        'if (attempt > 1) {\n        const before',
+        'if (attempt < 1) {\n        const before',
+        'a re-send without the guard read again'
+      ],
+      [
+        "if (decision.kind === 'refused') {",
+        "if (decision.kind === 'refused' && decision.why === 'rollback') {",
+        'a change made during the pause is overwritten'
+      ],
+      [
+        "const applied = outcomeUnknown && input.mode === 'promote'",
+        "const applied = input.mode === 'promote'",
+        'ours activated by someone else counts as our promotion'
+      ]
+    ])
+  },
+  {
     name: 'version-identity',
     tests: ['test/unit/version-identity.test.ts', 'test/unit/inputs.test.ts'],
     mutations: mutationsOf('src/version-identity.ts', [

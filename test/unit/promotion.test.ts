@@ -10,8 +10,10 @@ import {
 import {
   PromotionCancelledError,
   PromotionFailedError,
+  PromotionRefusedError,
   runPromotion
 } from '../../src/promote-step.js'
+import type { VersionFacts } from '../../src/promotion-guard.js'
 
 const OURS = '11111111-1111-4111-8111-111111111111'
 const PREVIOUS = '22222222-2222-4222-8222-222222222222'
@@ -515,7 +517,18 @@ describe('retryDelayMs', () => {
 
 describe('runPromotion', () => {
   const noSleep = async (): Promise<void> => {}
-  function scripted(answers: PromoteAnswer[], reads: (string | null)[]) {
+  const ours: VersionFacts = { id: OURS, name: 'v2.0.0', createdAt: '2026-12-02T00:00:00Z' }
+  const previous: VersionFacts = { id: PREVIOUS, name: 'v1.0.0', createdAt: '2026-12-01T00:00:00Z' }
+  const third: VersionFacts = { id: THIRD, name: 'v0.8.0', createdAt: '2026-11-01T00:00:00Z' }
+  /**
+   * `read` is the aggregated API's re-read after an unclear answer; `guard-read` the read of the
+   * active version from Coder before a re-send (the previous version when the script has no more).
+   */
+  function scripted(
+    answers: PromoteAnswer[],
+    reads: (string | null)[],
+    guardReads: (VersionFacts | null | Error)[] = []
+  ) {
     const calls: string[] = []
     return {
       calls,
@@ -528,6 +541,12 @@ describe('runPromotion', () => {
       readActiveVersionID: async () => {
         calls.push('read')
         return reads.length > 0 ? (reads.shift() as string | null) : null
+      },
+      readActiveVersion: async () => {
+        calls.push('guard-read')
+        const next = guardReads.length > 0 ? guardReads.shift()! : previous
+        if (next instanceof Error) throw next
+        return next
       }
     }
   }
@@ -537,6 +556,7 @@ describe('runPromotion', () => {
     versionID: OURS,
     previousActiveVersionID: PREVIOUS,
     mode: 'promote' as const,
+    guard: { ours, starting: previous, allowRollback: false },
     log: () => {},
     sleep: noSleep
   }
@@ -552,7 +572,7 @@ describe('runPromotion', () => {
     expect(io.calls).toEqual(['post'])
   })
 
-  it('retries after 429 and a 504 that was not attempted', async () => {
+  it('retries after 429 and a 504 that was not attempted, reading before each re-send', async () => {
     const io = scripted(
       [
         kube(429, 'TooManyRequests', RATE_LIMITED),
@@ -563,7 +583,98 @@ describe('runPromotion', () => {
     )
     const result = await runPromotion({ ...base, ...io, signal: new AbortController().signal })
     expect(result.result).toBe('Promoted')
-    expect(io.calls).toEqual(['post', 'post', 'post'])
+    expect(io.calls).toEqual(['post', 'guard-read', 'post', 'guard-read', 'post'])
+  })
+
+  // Another writer acts during the pause before a re-send: the guard, read again, decides.
+  it.each([
+    ['a 429', kube(429, 'TooManyRequests', RATE_LIMITED)],
+    ['a 504 not attempted', kube(504, 'Timeout', NOT_ATTEMPTED)],
+    ['a 503 of the API server', kube(503, 'ServiceUnavailable', UNREACHABLE)]
+  ])(
+    'refuses, naming the version, when another writer activated one after %s',
+    async (_, answer) => {
+      const io = scripted([answer, created('Promoted')], [], [third])
+      const promise = runPromotion({ ...base, ...io, signal: new AbortController().signal })
+      await expect(promise).rejects.toBeInstanceOf(PromotionRefusedError)
+      await expect(promise).rejects.toThrow(`v0.8.0 (${THIRD})`)
+      expect(io.calls).toEqual(['post', 'guard-read'])
+    }
+  )
+
+  it('carries the active version and the guard reason in the refusal', async () => {
+    const io = scripted([kube(429, 'TooManyRequests', RATE_LIMITED)], [], [third])
+    const error = await runPromotion({
+      ...base,
+      ...io,
+      signal: new AbortController().signal
+    }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(PromotionRefusedError)
+    const { decision } = error as PromotionRefusedError
+    expect([decision.why, decision.active]).toEqual(['changed', third])
+    expect(decision.message).toContain('read before sending the promote again, after 429')
+  })
+
+  it('stops as AlreadyActive when ours became active during the pause after a 429', async () => {
+    const io = scripted([kube(429, 'TooManyRequests', RATE_LIMITED)], [], [ours])
+    const result = await runPromotion({ ...base, ...io, signal: new AbortController().signal })
+    expect(result).toMatchObject({ result: 'AlreadyActive', confirmedBy: 're-read' })
+    expect(io.calls).toEqual(['post', 'guard-read'])
+  })
+
+  it('counts ours active before a re-send as Promoted when an earlier answer was unclear', async () => {
+    const io = scripted([kube(503, 'ServiceUnavailable', COULD_NOT_CONFIRM)], [PREVIOUS], [ours])
+    const result = await runPromotion({ ...base, ...io, signal: new AbortController().signal })
+    expect(result).toMatchObject({ result: 'Promoted', confirmedBy: 're-read' })
+    expect(io.calls).toEqual(['post', 'read', 'guard-read'])
+  })
+
+  it('refuses a third version found before the re-send after an unclear answer', async () => {
+    const io = scripted([kube(503, 'ServiceUnavailable', COULD_NOT_CONFIRM)], [PREVIOUS], [third])
+    await expect(
+      runPromotion({ ...base, ...io, signal: new AbortController().signal })
+    ).rejects.toBeInstanceOf(PromotionRefusedError)
+    expect(io.calls).toEqual(['post', 'read', 'guard-read'])
+  })
+
+  it.each([
+    ['the read fails', new Error('connection reset')],
+    ['the template is gone', null]
+  ])('sends nothing while the guard cannot decide (%s)', async (_, unread) => {
+    const io = scripted(
+      [kube(429, 'TooManyRequests', RATE_LIMITED), created('Promoted')],
+      [],
+      [unread, previous]
+    )
+    const result = await runPromotion({ ...base, ...io, signal: new AbortController().signal })
+    expect(result.result).toBe('Promoted')
+    expect(io.calls).toEqual(['post', 'guard-read', 'guard-read', 'post'])
+  })
+
+  it('sends nothing more when every read before a re-send fails', async () => {
+    const io = scripted(
+      [kube(429, 'TooManyRequests', RATE_LIMITED)],
+      [],
+      Array.from({ length: 4 }, () => new Error('connection reset'))
+    )
+    await expect(
+      runPromotion({ ...base, ...io, signal: new AbortController().signal })
+    ).rejects.toThrow('did not complete after 5 attempts')
+    expect(io.calls.filter((c) => c === 'post')).toHaveLength(1)
+  })
+
+  it('sends nothing after a cancel during the read before a re-send', async () => {
+    const controller = new AbortController()
+    const io = scripted([kube(429, 'TooManyRequests', RATE_LIMITED), created('Promoted')], [])
+    io.readActiveVersion = async () => {
+      io.calls.push('guard-read')
+      controller.abort()
+      return previous
+    }
+    await expect(
+      runPromotion({ ...base, ...io, signal: controller.signal })
+    ).rejects.toBeInstanceOf(PromotionCancelledError)
+    expect(io.calls).toEqual(['post', 'guard-read'])
   })
 
   it('reads the active version after a 503 and stops when ours is active', async () => {
@@ -579,7 +690,7 @@ describe('runPromotion', () => {
       [PREVIOUS]
     )
     await runPromotion({ ...base, ...io, signal: new AbortController().signal })
-    expect(io.calls).toEqual(['post', 'read', 'post'])
+    expect(io.calls).toEqual(['post', 'read', 'guard-read', 'post'])
   })
 
   it('never overwrites a third version that another writer activated', async () => {
@@ -630,7 +741,8 @@ describe('runPromotion', () => {
     await expect(
       runPromotion({ ...base, ...io, signal: new AbortController().signal })
     ).rejects.toBeInstanceOf(PromotionFailedError)
-    expect(io.calls).toHaveLength(5)
+    expect(io.calls.filter((c) => c === 'post')).toHaveLength(5)
+    expect(io.calls.slice(0, 3)).toEqual(['post', 'guard-read', 'post'])
   })
 
   it('fails at once on a permanent error', async () => {

@@ -231,13 +231,78 @@ describe('buildReport', () => {
     )
   })
 
-  it('a cancel after a promote request says the outcome is unknown', async () => {
-    const report = build(
-      await journalOf({
-        promote: failed('cancelled', 'x', { status: 'cancelled', facts: { requestSent: true } })
+  /**
+   * The real Journal, cancelled while the promote step's body still runs: the race with the cancel
+   * wins, and the facts the step published before (or none) are what the report sees.
+   */
+  async function cancelledDuringPromote(sent: boolean): Promise<Journal> {
+    const controller = new AbortController()
+    const journal = new Journal({ signal: controller.signal, log: silent, now: () => 1_000 })
+    try {
+      for (const name of ['inputs', 'preflight', 'push', 'commit', 'wait'] as const)
+        await journal.run(name, async () => succeeded(values[name], `${name} done`) as never)
+      await journal.run('promote', (context) => {
+        if (sent) context.publish({ requestSent: true })
+        controller.abort()
+        return new Promise(() => {}) // the promote request never answers
       })
+    } catch (error) {
+      journal.stopped(error)
+    }
+    return journal
+  }
+
+  it('a cancel during the promote request keeps requestSent, through the real Journal', async () => {
+    const journal = await cancelledDuringPromote(true)
+    const entry = journal.entry('promote')!
+    expect(entry.result.ok).toBe(false)
+    expect(!entry.result.ok && entry.result.failure.status).toBe('cancelled')
+    expect(!entry.result.ok && entry.result.facts).toEqual({ requestSent: true })
+  })
+
+  it('a cancel during the promote request says the version may be active, and how to check', async () => {
+    // The final read still shows the previous version: the request may yet apply.
+    const report = build(await cancelledDuringPromote(true), {
+      id: 'old-id',
+      name: 'v1',
+      createdAt: ''
+    })
+    expect(report.outcome).toBe('cancelled')
+    expect(report.activeVersionId).toBe('old-id')
+    const check = 'coder templates versions list docker -O acme'
+    const texts = {
+      summary: summaryAsText(renderSummary(report, 0)),
+      epilogue: epilogueLines(report).join('\n'),
+      comment: renderComment(report)
+    }
+    for (const [where, text] of Object.entries(texts)) {
+      expect([where, text]).toEqual([where, expect.stringContaining('may be active')])
+      expect([where, text]).toEqual([where, expect.stringContaining(check)])
+      expect([where, /nothing was promoted/i.test(text)]).toEqual([where, false])
+    }
+    expect(report.leftBehind.join('\n')).not.toContain('stays in Coder, inactive')
+    expect(report.rows.find((r) => r.name === 'promote')?.detail).toContain(
+      'after the promote request was sent'
     )
-    expect(report.error).toContain('may or may not be active')
+  })
+
+  it('a cancel during the promote request names the version active when the final read shows it', async () => {
+    const report = build(await cancelledDuringPromote(true), observed)
+    expect(report.activeVersionId).toBe('new-id')
+    expect(headline(report)).toContain('the version is active')
+    expect(report.error).toContain('v2 (new-id) is active')
+    expect(report.error).not.toMatch(/nothing was promoted/i)
+  })
+
+  it('a cancel before the promote request says nothing was promoted', async () => {
+    const report = build(await cancelledDuringPromote(false), {
+      id: 'old-id',
+      name: 'v1',
+      createdAt: ''
+    })
+    expect(report.promotionRequested).toBe(false)
+    expect(headline(report)).toContain('nothing was promoted')
+    expect(report.error).toBe('The run was cancelled. Nothing was promoted.')
   })
 
   it('skipped promotion is passed; a dry-run is would-promote', async () => {

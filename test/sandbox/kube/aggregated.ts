@@ -15,8 +15,13 @@ export const VERSIONS = { group: AGGREGATION_GROUP, resource: 'codertemplatevers
 export const ORG_LABEL = 'aggregation.coder.com/organization'
 export const TEMPLATE_LABEL = 'aggregation.coder.com/template'
 
-/** One fault, consumed by the next promote request. */
-export type PromoteFault =
+/**
+ * One fault, consumed by the next promote request. `afterAnswer` runs once that request's answer is
+ * decided, before it is sent: e.g. another writer activating a version during the gate's pause.
+ */
+export type PromoteFault = PromoteFaultKind & { afterAnswer?: () => void }
+
+type PromoteFaultKind =
   /** Coder answers the activation PATCH with this HTTP status (mapped per §2.4; nothing applied). */
   | { kind: 'status'; code: number }
   /** 504 "not attempted", as if the lookups left less than 15 s. */
@@ -33,6 +38,11 @@ export type PromoteFault =
   | { kind: 'delay'; ms: number }
   /** kube-apiserver cannot reach the aggregated server (503). */
   | { kind: 'apiserver-unavailable' }
+  /**
+   * The request goes through as usual (the activation applies at once), and the answer waits ms
+   * before it is sent: a slow promote, in flight while the version is already active.
+   */
+  | { kind: 'slow-answer'; ms: number }
 
 export interface PromoteTiming {
   /** requestTimeoutUpperBound of create requests (§2.4: 34 s). */
@@ -235,7 +245,7 @@ export class AggregatedApi {
     }
   }
 
-  /** §2.4: the processing order, results, errors and confirmation table. */
+  /** One promote request, with the next fault (if any). */
   async promote(
     namespace: string,
     name: string,
@@ -244,6 +254,25 @@ export class AggregatedApi {
     receivedAt: number
   ): Promise<Answer> {
     const fault = this.options.faults.shift()
+    try {
+      return await this.promoteWith(fault, namespace, name, rawBody, query, receivedAt)
+    } finally {
+      fault?.afterAnswer?.()
+      // unref: a world closed while the answer waits must not keep the process alive.
+      if (fault?.kind === 'slow-answer')
+        await new Promise<void>((resolve) => setTimeout(resolve, fault.ms).unref())
+    }
+  }
+
+  /** §2.4: the processing order, results, errors and confirmation table. */
+  private async promoteWith(
+    fault: PromoteFault | undefined,
+    namespace: string,
+    name: string,
+    rawBody: string,
+    query: URLSearchParams,
+    receivedAt: number
+  ): Promise<Answer> {
     if (fault?.kind === 'apiserver-unavailable') throw serviceUnavailable()
     // Request deadline: 34 s, lowered by a shorter client `?timeout=` (§2.4 time budgets).
     const timing = this.options.timing

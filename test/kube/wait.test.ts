@@ -421,4 +421,41 @@ describe('waitForTest against the kube sandbox (bookmarks, a short event window)
       await kube.close()
     }
   }, 15000)
+
+  it('without bookmarks, resumes each quiet watch the server ends from the object: no GET, no LIST', async () => {
+    const kube = await startKubeSandbox({
+      coder: new FakeCoder(),
+      controller: false,
+      bookmarkIntervalMs: 0, // none
+      maxWatchSeconds: 1,
+      watchSecondMs: 100 // the server ends each watch after 100 ms, whatever the client asks
+    })
+    const controller = new AbortController()
+    const stats = newWaitStats()
+    try {
+      const created = kube.store.create(WORLD_NAMESPACE, testManifest(WORLD_TEST_NAME))
+      const waiting = waitForTest({
+        kc: loadKubeConfig({ kubeconfig: kube.kubeconfig(), context: '' }).kc,
+        namespace: WORLD_NAMESPACE,
+        name: WORLD_TEST_NAME,
+        signal: controller.signal,
+        isFinal: () => false,
+        syncDeadline: Date.now() + NEVER_MS,
+        waitTimeoutMs: NEVER_MS,
+        minHealthyWatchMs: 50,
+        stats
+      }).catch((e: unknown) => e)
+      await until(() => stats.watches >= 4, 10000)
+      controller.abort()
+      expect(isAbortError(await waiting)).toBe(true)
+      expect(stats).toMatchObject({ gets: 1, lists: 0, bookmarks: 0, errors: 0 })
+      const from = kube.requests
+        .filter((r) => /[?&]watch=true/.test(r.path))
+        .map((r) => new URL(r.path, kube.url).searchParams.get('resourceVersion'))
+      expect(new Set(from)).toEqual(new Set([created.metadata.resourceVersion]))
+    } finally {
+      controller.abort()
+      await kube.close()
+    }
+  }, 15000)
 })

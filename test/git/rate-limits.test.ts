@@ -10,7 +10,7 @@ import {
 import { createGitOpsOctokit } from '../../src/gitops/octokit.js'
 import { openPullRequest } from '../../src/gitops/pull-request.js'
 import { startGitHubSandbox, type GitHubSandbox } from '../sandbox/github/index.js'
-import type { SecondaryLimits } from '../sandbox/github/index.js'
+import { isContentGenerating, type SecondaryLimits } from '../sandbox/github/index.js'
 
 const OWNER = 'acme'
 const REPO = 'limits'
@@ -194,5 +194,21 @@ describe('rateLimitOf', () => {
     ['another status', answer(500, 'secondary rate limit', {}), undefined]
   ])('%s', (_name, error, expected) => {
     expect(rateLimitOf(error, now)).toEqual(expected)
+  })
+})
+
+describe('isContentGenerating (the sandbox: a guess, GitHub lists no endpoints)', () => {
+  it.each<[string, string, string, boolean]>([
+    ['GET', '/repos/acme/gitops', '', false],
+    ['HEAD', '/repos/acme/gitops', '', false],
+    ['POST', '/repos/acme/gitops/git/blobs', '{}', true],
+    ['PATCH', '/repos/acme/gitops/git/refs/heads/main', '{}', true],
+    ['PUT', '/repos/acme/gitops/pulls/1/merge', '{}', true],
+    ['DELETE', '/repos/acme/gitops/git/refs/heads/x', '', true],
+    ['POST', '/graphql', '{"query":"query { viewer { login } }"}', false],
+    ['POST', '/graphql', '{"query":"mutation { enablePullRequestAutoMerge }"}', true],
+    ['POST', '/api/graphql', '{"query":"mutation { x }"}', true]
+  ])('%s %s', (method, path, body, expected) => {
+    expect(isContentGenerating(method, path, body)).toBe(expected)
   })
 })

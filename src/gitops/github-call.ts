@@ -10,8 +10,13 @@ export interface GitHubCall {
   owner: string
   repo: string
   signal?: AbortSignal
-  /** Time limit of each GitHub call. Default 30000. */
+  /** Time limit of each GitHub call, not counting a rate-limit wait GitHub asked for. Default 30000. */
   requestTimeoutMs?: number
+  /**
+   * Epoch ms: the step's deadline. A rate-limit wait GitHub asks for counts against it, not against
+   * requestTimeoutMs; unset, such a wait may last as long as octokit.ts allows (maxRateLimitWaitSeconds).
+   */
+  deadline?: number
 }
 
 export interface TokenAdvice {
@@ -25,10 +30,71 @@ export function repoOf(input: GitHubCall): { owner: string; repo: string } {
   return { owner: input.owner, repo: input.repo }
 }
 
-// An aborted call is not retried (octokit.ts stopOnAbort), so the limit bounds each call.
+// An aborted call is not retried (octokit.ts stopOnAbort), so the limit bounds each call. Its timer
+// stops while the throttling plugin waits for a rate limit (rateLimitWait) and starts again after.
 export function requestOptions(input: GitHubCall): { signal: AbortSignal } {
-  const limit = AbortSignal.timeout(input.requestTimeoutMs ?? DEFAULT_GITHUB_REQUEST_TIMEOUT_MS)
-  return { signal: input.signal ? AbortSignal.any([input.signal, limit]) : limit }
+  const limitMs = input.requestTimeoutMs ?? DEFAULT_GITHUB_REQUEST_TIMEOUT_MS
+  const limit = new AbortController()
+  let timer: NodeJS.Timeout | undefined
+  const arm = (ms: number): void => {
+    clearTimeout(timer)
+    const timedOut = (): void =>
+      limit.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'))
+    timer = setTimeout(timedOut, ms)
+    timer.unref() // as AbortSignal.timeout: never keeps the process alive
+  }
+  arm(limitMs)
+  const signal = input.signal ? AbortSignal.any([input.signal, limit.signal]) : limit.signal
+  callLimits.set(signal, { deadline: input.deadline, restartAfter: (ms) => arm(ms + limitMs) })
+  return { signal }
+}
+
+interface CallLimit {
+  deadline: number | undefined
+  restartAfter(waitMs: number): void
+}
+
+// The throttling plugin hands its handlers the request options, whose signal is requestOptions'.
+const callLimits = new WeakMap<AbortSignal, CallLimit>()
+
+export type RateLimitWaitDecision = 'wait' | 'past-deadline' | 'too-long' | 'too-many' | 'aborted'
+
+/** Whether a call may wait `waitMs` for a rate limit: pure, table-tested. */
+export function decideRateLimitWait(input: {
+  waitMs: number
+  now: number
+  /** The step's deadline (epoch ms), if the call has one. */
+  deadline: number | undefined
+  /** Without a deadline, the longest wait allowed. */
+  maxWaitMs: number
+  retryCount: number
+  maxRetries: number
+  aborted: boolean
+}): RateLimitWaitDecision {
+  if (input.aborted) return 'aborted'
+  if (input.retryCount >= input.maxRetries) return 'too-many'
+  if (input.deadline !== undefined)
+    return input.now + input.waitMs < input.deadline ? 'wait' : 'past-deadline'
+  return input.waitMs <= input.maxWaitMs ? 'wait' : 'too-long'
+}
+
+/**
+ * The throttling plugin's question for one call: may it wait `waitMs`? On 'wait' the call's own
+ * time limit restarts after the wait.
+ */
+export function rateLimitWait(
+  signal: AbortSignal | undefined,
+  wait: { waitMs: number; maxWaitMs: number; retryCount: number; maxRetries: number }
+): RateLimitWaitDecision {
+  const limit = signal ? callLimits.get(signal) : undefined
+  const decision = decideRateLimitWait({
+    ...wait,
+    now: Date.now(),
+    deadline: limit?.deadline,
+    aborted: signal?.aborted ?? false
+  })
+  if (decision === 'wait') limit?.restartAfter(wait.waitMs)
+  return decision
 }
 
 /** Sends one request; any failure becomes a user-facing error (a cancel stays the cancel). */
@@ -86,6 +152,8 @@ export function userError(
       { cause: error }
     )
   }
+  const limited = rateLimitOf(error, Date.now())
+  if (limited) return new Error(rateLimitText(limited, doing, where), { cause: error })
   const github = githubError(error)
   if (!github) return error
   const said = `${github.status} ${github.message.replace(/\s+/g, ' ').trim()}`
@@ -98,4 +166,41 @@ export function userError(
     text = `GitHub refused ${doing} in ${where} (${said}). ${token.input} needs ${token.needs} there.`
   } else text = `GitHub answered ${said} while ${doing} in ${where}.`
   return new Error(text, { cause: error })
+}
+
+export interface RateLimited {
+  kind: 'primary' | 'secondary'
+  /** Epoch ms when GitHub allows the next request. */
+  until: number
+}
+
+/**
+ * A 403 or 429 that is a rate limit, read as GitHub documents it (rate-limits-for-the-rest-api,
+ * "Exceeding the rate limit"): a message naming a secondary rate limit, or `x-ratelimit-remaining: 0`;
+ * the end from `retry-after` seconds or `x-ratelimit-reset` epoch seconds, else at least one minute.
+ */
+export function rateLimitOf(error: unknown, now: number): RateLimited | undefined {
+  const github = githubError(error)
+  if (!github || (github.status !== 403 && github.status !== 429)) return undefined
+  const headers = ((error as { response?: { headers?: Record<string, unknown> } }).response
+    ?.headers ?? {}) as Record<string, unknown>
+  const secondary = /\bsecondary rate limit\b/i.test(github.message)
+  if (!secondary && String(headers['x-ratelimit-remaining']) !== '0') return undefined
+  const retryAfter = Number(headers['retry-after'])
+  const reset = Number(headers['x-ratelimit-reset'])
+  let until = now + 60_000
+  if (retryAfter > 0) until = now + retryAfter * 1000
+  else if (reset > 0) until = reset * 1000
+  return { kind: secondary ? 'secondary' : 'primary', until }
+}
+
+export function rateLimitText(limited: RateLimited, doing: string, where: string): string {
+  const name = limited.kind === 'secondary' ? 'secondary rate limit' : 'rate limit (primary)'
+  const until = new Date(Math.ceil(limited.until / 1000) * 1000).toISOString()
+  return (
+    `GitHub's ${name} stopped ${doing} in ${where}: GitHub allows the next request at ${until}, ` +
+    "later than this step's deadline or the gate's longest rate-limit wait. This is GitHub " +
+    'limiting the requests of this token, not the network: start fewer gates at once ' +
+    "(the matrix's max-parallel) or re-run after that time."
+  )
 }

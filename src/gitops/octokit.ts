@@ -3,6 +3,7 @@
 import { getOctokit } from '@actions/github'
 import { retry } from '@octokit/plugin-retry'
 import { throttling } from '@octokit/plugin-throttling'
+import { rateLimitWait } from './github-call.js'
 
 export type GitOpsOctokit = ReturnType<typeof getOctokit>
 
@@ -17,7 +18,7 @@ export interface GitOpsOctokitOptions {
   baseUrl: string
   /** Retries of a 5xx or network failure by the retry plugin. Default 3. */
   retries?: number
-  /** Retries after a rate limit by the throttling plugin. Default 2. */
+  /** Retries after a rate limit by the throttling plugin (each within the step's deadline). Default 4. */
   rateLimitRetries?: number
   /** A rate limit that asks for a longer wait than this fails at once. Default 120 s. */
   maxRateLimitWaitSeconds?: number
@@ -28,6 +29,11 @@ export interface GitOpsOctokitOptions {
    */
   delayUnitMs?: number
   log?: GitOpsLog
+  /**
+   * plugin-throttling's `id`: its write spacing is shared by all clients of one id in a process.
+   * Default its own ('no-id'); tests give each client its own.
+   */
+  throttleId?: string
 }
 
 // The retry plugin's defaults plus 409 (a concurrent writer: commitManifest re-reads, a blind
@@ -63,6 +69,7 @@ function rateLimitHandler(
   kind: string,
   rateLimitRetries: number,
   maxWaitSeconds: number,
+  delayUnitMs: number,
   warn: (message: string) => void
 ) {
   return (
@@ -73,16 +80,23 @@ function rateLimitHandler(
   ): boolean => {
     // The request options carry the token only in headers; log method and URL template alone.
     const what = `${request.method} ${request.url}`
+    // The wait is the step's (github-call.ts rateLimitWait): the call's own limit stops meanwhile.
     // The plugin's wait cannot be interrupted, so a cancelled run must not start one.
-    if (request.request?.signal?.aborted) return false
-    if (retryCount >= rateLimitRetries) {
+    const decision = rateLimitWait(request.request?.signal, {
+      waitMs: retryAfter * delayUnitMs,
+      maxWaitMs: maxWaitSeconds * delayUnitMs,
+      retryCount,
+      maxRetries: rateLimitRetries
+    })
+    if (decision === 'aborted') return false
+    if (decision === 'too-many') {
       warn(`GitHub ${kind} rate limit on ${what}: giving up after ${retryCount} retries`)
       return false
     }
-    if (retryAfter > maxWaitSeconds) {
+    if (decision !== 'wait') {
+      const beyond = decision === 'past-deadline' ? "the step's deadline" : `${maxWaitSeconds} s`
       warn(
-        `GitHub ${kind} rate limit on ${what}: asks to wait ${retryAfter} s, ` +
-          `more than ${maxWaitSeconds} s; giving up`
+        `GitHub ${kind} rate limit on ${what}: asks to wait ${retryAfter} s, beyond ${beyond}; giving up`
       )
       return false
     }
@@ -95,13 +109,14 @@ function rateLimitHandler(
 }
 
 export function createGitOpsOctokit(options: GitOpsOctokitOptions): GitOpsOctokit {
-  const rateLimitRetries = options.rateLimitRetries ?? 2
+  const rateLimitRetries = options.rateLimitRetries ?? 4
   const maxWaitSeconds = options.maxRateLimitWaitSeconds ?? 120
   const delayUnitMs = options.delayUnitMs ?? 1000
   const warn = (message: string) => options.log?.warning(message)
   const debug = (message: string) => options.log?.debug?.(message)
 
-  const onLimit = (kind: string) => rateLimitHandler(kind, rateLimitRetries, maxWaitSeconds, warn)
+  const onLimit = (kind: string) =>
+    rateLimitHandler(kind, rateLimitRetries, maxWaitSeconds, delayUnitMs, warn)
 
   return getOctokit(
     options.token,
@@ -120,6 +135,7 @@ export function createGitOpsOctokit(options: GitOpsOctokitOptions): GitOpsOctoki
         doNotRetry: DO_NOT_RETRY
       },
       throttle: {
+        ...(options.throttleId === undefined ? {} : { id: options.throttleId }),
         retryAfterBaseValue: delayUnitMs,
         onRateLimit: onLimit('primary'),
         onSecondaryRateLimit: onLimit('secondary')

@@ -30,7 +30,7 @@ export interface WaitStats {
   watches: number
   events: number
   bookmarks: number
-  /** Watches client-node ended after its inactivity timeout (30 s in 2.0.1). */
+  /** Watches client-node ended after its inactivity limit (watch-stream.ts inactivityLimitMs). */
   inactivityTimeouts: number
   /** 410 Gone, as an ERROR event or an HTTP answer. */
   gone: number
@@ -78,8 +78,9 @@ export interface WaitOptions {
    */
   minHealthyWatchMs?: number
   /**
-   * Overrides client-node's watch inactivity timeout (30 s in 2.0.1). guess: it is a private field
-   * (`requestTimeoutMs`) of Watch; only tests shorten it.
+   * client-node's watch inactivity limit; default timeoutSeconds + 30 s (watch-stream.ts
+   * inactivityLimitMs). guess: `requestTimeoutMs` is private in client-node 2.0.1's typings but a
+   * plain field at run time (set when present); only tests shorten it.
    */
   watchInactivityMs?: number
   stats?: WaitStats

@@ -4,10 +4,11 @@
 //   resumes where its stream ended instead of from the object's old resourceVersion (a 410 Gone and
 //   a re-list once that is compacted). action-ecosystem.md §6.4: reconnect from the last
 //   resourceVersion, re-list on 410 Gone.
-// - A stream that ended with news (an event or a bookmark) is resumed without a read. One that
-//   brought nothing is checked with a GET before the next watch (guess: a proxy or a server that does
-//   not replay from a resourceVersion would otherwise hide a change), and errors are re-read after a
-//   backoff. After a 410 the read is a LIST: its resourceVersion is current.
+// - A stream that ended cleanly or went quiet is resumed from the newest resourceVersion without a
+//   read, news or not: the API server replays every change after that resourceVersion (or answers
+//   410), and bookmarks may come at any interval or never (Kubernetes API concepts, "Watch
+//   bookmarks": clients must not assume bookmarks are returned at any specific interval). Errors
+//   are re-read after a backoff. After a 410 the read is a LIST: its resourceVersion is current.
 // - Deadlines: the sync deadline while the object has never been seen, then the wait deadline from
 //   its first sight. The first GET is always made; every later event checks the deadline.
 import type { CoderTemplateTest, KubeStatus } from '../api.js'
@@ -141,8 +142,8 @@ function react(state: WatchState, event: WatchEvent, at: number, rules: WatchRul
       return backOff(state, 'get', rules)
     case 'stream-ended':
     case 'inactive':
-      // With news the stream was alive and current: resume. Without, check the object first.
-      return afterEnd(state, at, rules, state.news ? 'watch' : 'get')
+      // Resume where the stream ended; only without any resourceVersion is a read needed.
+      return afterEnd(state, at, rules, state.resourceVersion === undefined ? 'get' : 'watch')
     case 'tick':
       return state.doing === 'back-off' ? go(state, state.then, at) : keepWatching(state)
   }

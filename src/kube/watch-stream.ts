@@ -91,6 +91,18 @@ export function watchUntilNext(
   })
 }
 
+export const DEFAULT_WATCH_TIMEOUT_SECONDS = 300
+
+/**
+ * client-node's client-side inactivity limit for a watch of `timeoutSeconds`: above it, so a quiet
+ * stream lives until the server ends it (client-go's reflector keeps a watch open for its
+ * server-side timeout too). client-node 2.0.1 would cut it after 30 s (action-ecosystem.md §6.4),
+ * which made a quiet wait re-watch twice a minute. The wait's own deadline timer still bounds it.
+ */
+export function inactivityLimitMs(timeoutSeconds: number): number {
+  return timeoutSeconds * 1000 + 30_000
+}
+
 function openWatch(
   w: Waiter,
   resourceVersion: string | undefined,
@@ -98,14 +110,17 @@ function openWatch(
   onDone: (err: unknown) => void
 ): Promise<AbortController | undefined> {
   const watch = new Watch(w.options.kc)
-  if (w.options.watchInactivityMs !== undefined && 'requestTimeoutMs' in watch) {
-    Object.assign(watch, { requestTimeoutMs: w.options.watchInactivityMs })
+  const timeoutSeconds = w.options.watchTimeoutSeconds ?? DEFAULT_WATCH_TIMEOUT_SECONDS
+  if ('requestTimeoutMs' in watch) {
+    Object.assign(watch, {
+      requestTimeoutMs: w.options.watchInactivityMs ?? inactivityLimitMs(timeoutSeconds)
+    })
   }
   const query = {
     fieldSelector: `metadata.name=${w.options.name}`,
     resourceVersion,
     allowWatchBookmarks: true,
-    timeoutSeconds: w.options.watchTimeoutSeconds ?? 300
+    timeoutSeconds
   }
   return watch.watch(w.collectionPath, query, onEvent, onDone).catch((err: unknown) => {
     onDone(err) // e.g. the credentials could not be applied: a stream error, retried

@@ -223,7 +223,7 @@ describe('waitForTest', () => {
     expect(r.observed).toEqual(['Running', 'Running', 'Succeeded'])
   })
 
-  it('re-reads and re-watches after the server ends the stream cleanly', async () => {
+  it('re-watches without a GET after the server ends the stream cleanly', async () => {
     world = await startTestWorld((stream, _req, w) => {
       if (w.watches.length === 1) setTimeout(() => stream.end(), 10)
       else setTimeout(() => stream.send('MODIFIED', w.write(succeededStatus())), 10)
@@ -233,19 +233,21 @@ describe('waitForTest', () => {
     await r.promise
     expect(r.stats.cleanEnds).toBe(1)
     expect(world.watches).toHaveLength(2)
-    expect(world.gets()).toHaveLength(2)
+    expect(world.gets()).toHaveLength(1)
   })
 
-  it('ends a quiet watch at the inactivity timeout, counts it, and re-reads', async () => {
-    world = await startTestWorld((_stream, _req, w) => {
-      if (w.watches.length === 1) w.write(succeededStatus()) // the change arrives without an event
+  it('ends a quiet watch at the inactivity limit, counts it, and resumes with no GET', async () => {
+    world = await startTestWorld((stream, _req, w) => {
+      // The resumed watch replays the change made after the quiet one's resourceVersion.
+      if (w.watches.length === 2)
+        setTimeout(() => stream.send('MODIFIED', w.write(succeededStatus())), 10)
     })
     world.write(runningStatus())
     const r = run(world, { watchInactivityMs: 100 })
     const test = await r.promise
     expect(test.status?.phase).toBe('Succeeded')
     expect(r.stats.inactivityTimeouts).toBe(1)
-    expect(world.gets()).toHaveLength(2)
+    expect(world.gets()).toHaveLength(1)
     await world.watches[0]?.stream.closed
   })
 
@@ -414,6 +416,43 @@ describe('waitForTest against the kube sandbox (bookmarks, a short event window)
       expect(first).toBe(Number(created.metadata.resourceVersion))
       expect(second).toBeGreaterThanOrEqual(afterWrites)
       expect(third).toBeGreaterThanOrEqual(second ?? Infinity)
+    } finally {
+      controller.abort()
+      await kube.close()
+    }
+  }, 15000)
+
+  it('without bookmarks, resumes each quiet watch the server ends from the object: no GET, no LIST', async () => {
+    const kube = await startKubeSandbox({
+      coder: new FakeCoder(),
+      controller: false,
+      bookmarkIntervalMs: 0, // none
+      maxWatchSeconds: 1,
+      watchSecondMs: 100 // the server ends each watch after 100 ms, whatever the client asks
+    })
+    const controller = new AbortController()
+    const stats = newWaitStats()
+    try {
+      const created = kube.store.create(WORLD_NAMESPACE, testManifest(WORLD_TEST_NAME))
+      const waiting = waitForTest({
+        kc: loadKubeConfig({ kubeconfig: kube.kubeconfig(), context: '' }).kc,
+        namespace: WORLD_NAMESPACE,
+        name: WORLD_TEST_NAME,
+        signal: controller.signal,
+        isFinal: () => false,
+        syncDeadline: Date.now() + NEVER_MS,
+        waitTimeoutMs: NEVER_MS,
+        minHealthyWatchMs: 50,
+        stats
+      }).catch((e: unknown) => e)
+      await until(() => stats.watches >= 4, 10000)
+      controller.abort()
+      expect(isAbortError(await waiting)).toBe(true)
+      expect(stats).toMatchObject({ gets: 1, lists: 0, bookmarks: 0, errors: 0 })
+      const from = kube.requests
+        .filter((r) => /[?&]watch=true/.test(r.path))
+        .map((r) => new URL(r.path, kube.url).searchParams.get('resourceVersion'))
+      expect(new Set(from)).toEqual(new Set([created.metadata.resourceVersion]))
     } finally {
       controller.abort()
       await kube.close()

@@ -18,6 +18,10 @@ import { postPromotion } from '../../src/kube/promote.js'
 import { kubeRequest } from '../../src/kube/request.js'
 import { buildTestManifest } from '../../src/manifest.js'
 import { testNameFor } from '../../src/naming.js'
+import { buildBareBundle } from './bench/bare-bundle.js'
+import { matrixMain } from './bench/matrix-report.js'
+import { measureMergeWait } from './bench/merge-wait.js'
+import { measureQuietWait } from './bench/quiet-wait.js'
 
 const TEMPLATE = 'docker'
 const GATE_RUNS = Number(process.env.BENCH_GATE_RUNS ?? 20)
@@ -27,9 +31,17 @@ const POLL_INTERVAL_MS = 5000
 const QUIET_WAIT_SECONDS = Number(process.env.BENCH_QUIET_SECONDS ?? 95)
 /** client-node 2.0.1 Watch inactivity timeout (action-ecosystem.md §6.4). */
 const STARTUP_RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 15)
-/** Another bundle (e.g. an older dist/index.js) whose start-up and size are measured alongside. */
-const COMPARE_BUNDLE = process.env.BENCH_COMPARE_BUNDLE ?? ''
-const COMPARE_LABEL = process.env.BENCH_COMPARE_LABEL ?? COMPARE_BUNDLE
+/**
+ * Another bundle (e.g. an older dist/index.js) whose start-up and size are measured alongside.
+ * Default: a bare bundle of @actions/core and @actions/github built with the same ncc in this run.
+ */
+let COMPARE_BUNDLE = process.env.BENCH_COMPARE_BUNDLE ?? ''
+let COMPARE_LABEL = process.env.BENCH_COMPARE_LABEL ?? COMPARE_BUNDLE
+/** Scaled quiet waits: real ms per scaled second = 1000 / scale; scaled minutes measured. */
+const QUIET_SCALE = Number(process.env.BENCH_QUIET_SCALE ?? 60)
+const QUIET_SCALED_MINUTES = Number(process.env.BENCH_QUIET_SCALED_MINUTES ?? 20)
+/** Real minutes of the manual merge wait measured (bench/merge-wait.ts). */
+const MERGE_MINUTES = Number(process.env.BENCH_MERGE_MINUTES ?? 3)
 
 // ---------- statistics ----------
 
@@ -357,6 +369,11 @@ const round = (value: number): string => String(Math.round(value))
 const ratio = (a: number, b: number): string => `${(a / b).toFixed(2)}x`
 
 async function main(): Promise<void> {
+  const matrixAt = process.argv.indexOf('--matrix')
+  if (matrixAt >= 0) {
+    const gates = Number(process.argv[matrixAt + 1] ?? '')
+    return matrixMain(Number.isInteger(gates) && gates > 0 ? gates : 50)
+  }
   const benchStarted = Date.now()
   const cpus = os.cpus()
   process.stderr.write(`bench: ${GATE_RUNS} gate runs...\n`)
@@ -366,8 +383,23 @@ async function main(): Promise<void> {
   process.stderr.write(`bench: ${POLL_RUNS} poll-loop runs (in parallel, one world each)...\n`)
   const pollLatencies = await Promise.all(Array.from({ length: POLL_RUNS }, (_, i) => pollRun(i)))
 
-  process.stderr.write(`bench: two quiet waits of ${QUIET_WAIT_SECONDS} s (in parallel)...\n`)
-  const [quiet60, quiet10] = await Promise.all([quietRun(60), quietRun(10)])
+  process.stderr.write(
+    `bench: two quiet waits of ${QUIET_WAIT_SECONDS} s, three scaled ones, a ${MERGE_MINUTES} min merge wait (in parallel)...\n`
+  )
+  const [quiet60, quiet10, merge, ...scaled] = await Promise.all([
+    quietRun(60),
+    quietRun(10),
+    measureMergeWait(MERGE_MINUTES),
+    ...[60, 10, 0].map((bookmarkSeconds) =>
+      measureQuietWait({ bookmarkSeconds, minutes: QUIET_SCALED_MINUTES, scale: QUIET_SCALE })
+    )
+  ])
+
+  if (!COMPARE_BUNDLE) {
+    process.stderr.write('bench: building a bare @actions/core + @actions/github bundle...\n')
+    COMPARE_BUNDLE = buildBareBundle()
+    COMPARE_LABEL = 'bare @actions/core + @actions/github (same ncc)'
+  }
 
   process.stderr.write(`bench: ${STARTUP_RUNS} start-ups per bundle (interleaved)...\n`)
   const startups = await startupPairs()
@@ -407,6 +439,24 @@ async function main(): Promise<void> {
       quiet10!.perMinute.toFixed(1),
       'requests/min',
       `5 s poll loop: ${pollPerMinute.toFixed(1)}`
+    ],
+    ...scaled.map((q): Row => [
+      `quiet wait, ${q.bookmarkSeconds ? `${q.bookmarkSeconds} s bookmarks` : 'no bookmarks'}, scaled`,
+      q.perMinute.toFixed(2),
+      'requests/min',
+      `${q.minutes} min at ${QUIET_SCALE}x; after the first minute ${q.perMinuteAfterFirst.toFixed(2)}/min`
+    ]),
+    [
+      'manual merge wait, first minute',
+      String(merge.firstMinute),
+      'requests',
+      `measured over ${merge.minutes} min real time (${merge.notModified} answered 304)`
+    ],
+    [
+      'manual merge wait, after the first minute',
+      merge.afterFirstPerMinute.toFixed(1),
+      'requests/min',
+      'the pause is at its 30 s cap from about 66 s on, so this holds to minute 10'
     ],
     [
       'start-up (spawn -> first request), median',

@@ -12,7 +12,12 @@ import {
   FAKE_CODER_PATH,
   startCoderSandbox
 } from './coder/index.js'
-import { type GitHubSandbox, type RepoSettings, startGitHubSandbox } from './github/index.js'
+import {
+  type GitHubSandbox,
+  type GitHubSandboxOptions,
+  type RepoSettings,
+  startGitHubSandbox
+} from './github/index.js'
 import { type GitOpsSync, startGitOpsSync } from './gitops-sync.js'
 import { type KubeSandbox, type KubeSandboxOptions, startKubeSandbox } from './kube/index.js'
 
@@ -34,6 +39,8 @@ export interface WorldOptions {
   syncPrune?: boolean
   /** Settings of the GitOps repository (e.g. allowAutoMerge for pull-request mode). */
   gitopsRepoSettings?: Partial<RepoSettings>
+  /** Options of the GitHub sandbox (e.g. secondaryLimits). */
+  github?: GitHubSandboxOptions
 }
 
 export interface World {
@@ -76,7 +83,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     bookmarkIntervalMs: 10_000,
     ...options.kube
   })
-  const github = await startGitHubSandbox()
+  const github = await startGitHubSandbox(options.github)
   github.createRepo(OWNER, GITOPS_REPO, {
     defaultBranch: 'main',
     settings: options.gitopsRepoSettings

@@ -1,3 +1,4 @@
+import { inactivityLimitMs } from '../../src/kube/watch-stream.js'
 import { describe, expect, it } from '@jest/globals'
 import type { CoderTemplateTest } from '../../src/api.js'
 import {
@@ -191,8 +192,16 @@ describe('watch-state: events on the watch', () => {
       ],
       { do: 'watch', resourceVersion: '33' }
     ],
-    ['a clean end without news re-reads with a GET', [[300, ended]], { do: 'get' }],
-    ['an inactivity end without news re-reads with a GET', [[300, inactive]], { do: 'get' }],
+    [
+      'a clean end without news resumes from the object, with no GET',
+      [[300, ended]],
+      { do: 'watch', resourceVersion: '20' }
+    ],
+    [
+      'an inactivity end without news resumes too, with no GET',
+      [[300, inactive]],
+      { do: 'watch', resourceVersion: '20' }
+    ],
     ['a quick end without news backs off', [[30, ended]], { do: 'back-off', ms: 100 }],
     [
       'a quick 410 without news backs off before the LIST',
@@ -433,5 +442,11 @@ describe('watch-state: client-node callbacks as events', () => {
     ['a dropped connection', new TypeError('terminated'), broken]
   ])('done: %s', (_name, err, expected) => {
     expect(eventOfWatchEnd(err)).toEqual(expected)
+  })
+})
+
+describe('watch-stream: the client-side inactivity limit', () => {
+  it.each([1, 60, 300, 3600])('is above timeoutSeconds = %i', (timeoutSeconds) => {
+    expect(inactivityLimitMs(timeoutSeconds)).toBeGreaterThan(timeoutSeconds * 1000)
   })
 })

@@ -1,6 +1,6 @@
 // Measures the request rate of waitForTest against a quiet watch (no events, no bookmarks) with
-// client-node's real 30 s inactivity timeout. Run: node_modules/.bin/node --import tsx
-// test/kube/helpers/quietWatchBench.ts [durationMs]
+// the gate's own inactivity limit (above the watch's timeoutSeconds; watch-stream.ts).
+// Run: node_modules/.bin/node --import tsx test/kube/helpers/quietWatchBench.ts [durationMs]
 import { pathToFileURL } from 'node:url'
 import { WaitTimeoutError, newWaitStats, waitForTest } from '../../../src/kube/wait.js'
 import type { WaitStats } from '../../../src/kube/wait.js'

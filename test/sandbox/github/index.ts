@@ -20,3 +20,5 @@ export type {
   TokenKind
 } from './state.js'
 export { gitBlobSha } from './git-objects.js'
+export { GITHUB_SECONDARY_LIMITS, isContentGenerating } from './secondary-limits.js'
+export type { SecondaryLimits, SecondaryLimitStats } from './secondary-limits.js'

@@ -43,12 +43,22 @@ import {
   type StoredRepo,
   tokenGrant
 } from './state.js'
+import {
+  SecondaryLimiter,
+  type SecondaryLimits,
+  type SecondaryLimitStats
+} from './secondary-limits.js'
 
 export interface GitHubSandboxOptions {
   /** The default token; a random ghs_ token when absent. */
   token?: string
   /** What the default token may do. Default: a GITHUB_TOKEN with write access (github-actions[bot]). */
   tokenOptions?: SandboxTokenOptions
+  /**
+   * Enforce GitHub's secondary rate limits (secondary-limits.ts): `{}` for the documented numbers,
+   * or scaled ones. Unset: not enforced (tests that make many writes quickly stay unaffected).
+   */
+  secondaryLimits?: Partial<SecondaryLimits>
 }
 
 export interface SandboxCommit extends GitCommit {
@@ -114,6 +124,8 @@ export interface GitHubSandbox {
   token: string
   /** Every answered request (304s and errors included), oldest first. */
   requests: RecordedRequest[]
+  /** Counters of the secondary limits (null when not enforced). */
+  secondaryLimitStats(): SecondaryLimitStats | null
   /** Adds a token; by default like a GITHUB_TOKEN with write access. */
   addToken(token: string, options?: SandboxTokenOptions): void
   /** A token that can read but not write (writes answer 403 like a read-only GITHUB_TOKEN). */
@@ -213,6 +225,7 @@ export async function startGitHubSandbox(
   const rateLimitFaults: RateLimitFault[] = []
   let requestsToHang = 0
   let apiCalls = 0
+  const limiter = options.secondaryLimits && new SecondaryLimiter(options.secondaryLimits)
   let base = ''
 
   // ---- rate limits ----
@@ -347,6 +360,10 @@ export async function startGitHubSandbox(
       }
       apiCalls += 1
       for (const listener of requestListeners) listener(method, url.pathname + url.search)
+      const refused = limiter?.enter(method, path, requestBody)
+      if (refused)
+        throw new HttpFailure(refused.status, refused.message, DOCS.secondary, refused.headers)
+      if (limiter) res.once('close', () => limiter.leave())
       if (requestsToHang > 0) {
         requestsToHang -= 1
         record(req, requestBody, 0)
@@ -477,6 +494,7 @@ export async function startGitHubSandbox(
     serverUrl: base,
     token,
     requests,
+    secondaryLimitStats: () => (limiter ? { ...limiter.stats } : null),
     addToken(value, tokenOptions) {
       state.tokens.set(value, tokenGrant(tokenOptions))
     },

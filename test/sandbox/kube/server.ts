@@ -50,8 +50,19 @@ export interface KubeSandboxOptions {
   serveAggregationGroup?: boolean
   /** Watch events kept for resuming watches; older resourceVersions get 410 Gone. */
   eventHistoryLimit?: number
-  /** Interval of BOOKMARK events on watches that allow them (real API server: about 1 min). */
+  /**
+   * Interval of BOOKMARK events on watches that allow them (real API server: about 1 min); 0 sends
+   * none (Kubernetes API concepts: clients must not assume bookmarks at any interval).
+   */
   bookmarkIntervalMs?: number
+  /**
+   * Milliseconds of one second of a watch's `timeoutSeconds` (default 1000): a bench scales time
+   * with it. guess: the real server also caps watches near its --min-request-timeout (1800 s,
+   * randomised); see maxWatchSeconds.
+   */
+  watchSecondMs?: number
+  /** The server ends every watch after at most this many seconds (default: as the client asks). */
+  maxWatchSeconds?: number
   /** Controller scripting; `false` runs no controller (objects never get a status). */
   controller?: ControllerOptions | false
   /**
@@ -543,7 +554,7 @@ export async function startKubeSandbox(options: KubeSandboxOptions): Promise<Kub
       }
     })()
     const allowBookmarks = ['true', '1'].includes(query.get('allowWatchBookmarks') ?? '')
-    if (allowBookmarks) {
+    if (allowBookmarks && bookmarkIntervalMs > 0) {
       const bookmark = (): void => {
         send('BOOKMARK', {
           kind: TEST_KIND,
@@ -556,9 +567,12 @@ export async function startKubeSandbox(options: KubeSandboxOptions): Promise<Kub
       }
       timers.push(setTimeout(bookmark, bookmarkIntervalMs))
     }
-    const timeoutSeconds = Number(query.get('timeoutSeconds') ?? '')
+    const asked = Number(query.get('timeoutSeconds') ?? '')
+    const cap = options.maxWatchSeconds ?? Infinity
+    const timeoutSeconds = Math.min(asked > 0 ? asked : Infinity, cap)
     // guess: without timeoutSeconds the real server ends watches after 30-60 min; here on close only
-    if (timeoutSeconds > 0) timers.push(setTimeout(end, timeoutSeconds * 1000))
+    if (Number.isFinite(timeoutSeconds))
+      timers.push(setTimeout(end, timeoutSeconds * (options.watchSecondMs ?? 1000)))
   }
 
   const readTestBody = async (req: IncomingMessage): Promise<unknown> => {

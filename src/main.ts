@@ -15,6 +15,7 @@ import { runPreflight } from './steps/preflight.js'
 import { promoteTested } from './steps/promote.js'
 import { mergeGatePullRequest, openGatePullRequest } from './steps/pull-request.js'
 import { PUSH_CANCEL_GRACE_MS, pushVersion } from './steps/push.js'
+import { tidyAfterOutcome } from './steps/tidy-run.js'
 import { waitForVerdict } from './steps/wait.js'
 import { Gate } from './wiring.js'
 
@@ -58,6 +59,7 @@ export async function run(
   } catch (error) {
     journal.stopped(error)
   }
+  await tidyAfterOutcome(journal, gate)
   return finish(journal, gate, startedAt, env)
 }
 

@@ -10,6 +10,7 @@ import type { PromoteInput } from './steps/promote.js'
 import type { PullRequestInput } from './steps/pull-request.js'
 import type { PushInput, Pushed } from './steps/push.js'
 import type { StepLog } from './steps/step.js'
+import type { TidyInput } from './steps/tidy.js'
 import type { Tested, WaitInput } from './steps/wait.js'
 
 export class Gate {
@@ -71,6 +72,19 @@ export class Gate {
       starting: preflight.startingActive,
       coder: this.clients.coder,
       kc: this.kc
+    }
+  }
+
+  tidy(preflight: Preflight, pushed: Pushed | undefined, testFailed: boolean): TidyInput {
+    return {
+      settings: this.settings.tidy,
+      dryRun: this.settings.promote === 'dry-run',
+      client: this.clients.coder,
+      organization: preflight.organization,
+      template: pushed?.template ?? preflight.template,
+      startingActiveId: preflight.startingActive?.id ?? '',
+      ours: pushed ? { id: pushed.versionId, name: pushed.versionName } : null,
+      testFailed
     }
   }
 

@@ -1,0 +1,24 @@
+// When the tidy step runs: after the outcome is known, on success and failure alike, once the
+// preflight has named the organization and the template; never after a cancel.
+import type { Gate } from '../wiring.js'
+import type { Journal } from './journal.js'
+import { tidyVersions, tidyWanted } from './tidy.js'
+
+/** This run's test ended Failed (not a timeout, nor an integrity failure). */
+export function testEndedFailed(journal: Journal): boolean {
+  const wait = journal.entry('wait')?.result
+  return wait !== undefined && !wait.ok && wait.facts?.last?.phase === 'Failed'
+}
+
+export async function tidyAfterOutcome(journal: Journal, gate: Gate | null): Promise<void> {
+  const preflight = journal.value('preflight')
+  const testFailed = testEndedFailed(journal)
+  if (!gate || !preflight || journal.context.signal.aborted) return
+  if (!tidyWanted(gate.settings.tidy, testFailed)) return
+  const input = gate.tidy(preflight, journal.value('push'), testFailed)
+  try {
+    await journal.run('tidy', (c) => tidyVersions(input, c))
+  } catch {
+    // A cancel while archiving: the journal has recorded it; the report says so.
+  }
+}

@@ -70,7 +70,10 @@ describeWithSubset('the Coder paths the gate calls', () => {
   })
 
   it.each(
-    gateCalls().map((call) => [`${call.method || 'any'} ${call.path} (${call.where})`, call])
+    gateCalls().map((call): [string, Call] => [
+      `${call.method || 'any'} ${call.path} (${call.where})`,
+      call
+    ])
   )('%s is in coder-api-subset.json', (_name, call) => {
     const listed = Object.keys(subset.paths).filter((template) => matches(template, call.path))
     expect(listed).not.toEqual([])

@@ -7,7 +7,9 @@ import { tidyVersions, tidyWanted } from './tidy.js'
 /** This run's test ended Failed (not a timeout, nor an integrity failure). */
 export function testEndedFailed(journal: Journal): boolean {
   const wait = journal.entry('wait')?.result
-  return wait !== undefined && !wait.ok && wait.facts?.last?.phase === 'Failed'
+  if (wait === undefined || wait.ok) return false
+  // An integrity failure judged an object that is not ours, whatever its phase.
+  return wait.failure.kind === 'test-failed' && wait.facts?.last?.phase === 'Failed'
 }
 
 export async function tidyAfterOutcome(journal: Journal, gate: Gate | null): Promise<void> {

@@ -19,8 +19,9 @@ export async function tidyAfterOutcome(journal: Journal, gate: Gate | null): Pro
   if (!tidyWanted(gate.settings.tidy, testFailed)) return
   const input = gate.tidy(preflight, journal.value('push'), testFailed)
   try {
-    await journal.run('tidy', (c) => tidyVersions(input, c))
+    // The step ends at once on a cancel; the grace lets it hand over what stayed.
+    await journal.run('tidy', (c) => tidyVersions(input, c), { cancelGraceMs: 1000 })
   } catch {
-    // A cancel while archiving: the journal has recorded it; the report says so.
+    // Not reached: the tidy step never fails; a cancel past the grace is in the journal.
   }
 }

@@ -83,9 +83,10 @@ export async function tidyVersions(
     }
     for (const version of chosen) await archiveOne(version, input, tidied, context)
   } catch (error) {
-    if (context.signal.aborted) throw error
+    // A cancel after the outcome is known does not change the outcome: what stayed is a warning.
+    const why = context.signal.aborted ? 'the run was cancelled' : messageOf(error)
     const stayed = chosen.filter((v) => !tidied.archived.includes(v.name)).map((v) => v.name)
-    tidied.warning = `Archiving old versions stopped: ${messageOf(error)}.${stayed.length > 0 ? ` These stay: ${stayed.join(', ')}.` : ''}`
+    tidied.warning = `Archiving old versions stopped: ${why}.${stayed.length > 0 ? ` These stay: ${stayed.join(', ')}.` : ''}`
     context.log.warning(tidied.warning)
   }
   return succeeded(tidied, `archived ${countOf(tidied.archived.length)}`)

@@ -51,6 +51,8 @@ describe('keep-versions and archive-failed, end to end', () => {
     expect(run.summary).toContain('g3: kept, active when the run started (the rollback target)')
     expect(run.summary).toMatch(/g1: not archived, Coder refused/)
     expect(run.summary).toContain('```mermaid\ngantt')
+    expect(run.summary).toMatch(/section Test \(controller clock\)\n {4}Test workspace build :done/)
+    expect(run.summary).toMatch(/ {4}tidy succeeded :done, step\d+, \d+, \d+/)
     expect(run.summary).toContain('Timeline of the test')
     expectNoSecrets(w, run)
   })

@@ -27,6 +27,7 @@ import {
   type InputError,
   type InputName,
   KEEP_TESTS_MAX,
+  KEEP_VERSIONS_MAX,
   MAX_WAIT_SECONDS,
   type MergeMethod,
   type MergeStrategy,
@@ -66,6 +67,10 @@ export function parseInputs(
   const modes = parseRunMode(reader, promoteMode)
   const allowRollback = reader.boolean('allow-rollback', 'false')
   const commentOnPr = reader.boolean('comment-on-pr', 'false')
+  const tidy = {
+    keepVersions: reader.integer('keep-versions', '0', 0, KEEP_VERSIONS_MAX),
+    archiveFailed: reader.boolean('archive-failed', 'false')
+  }
   const githubToken = reader.raw('github-token')
   if (commentOnPr && !githubToken) reader.required('github-token', 'when comment-on-pr is "true"')
   if (reader.errors.length > 0) return { ok: false, errors: reader.errors }
@@ -76,6 +81,7 @@ export function parseInputs(
       test,
       gitops,
       ...modes,
+      tidy,
       allowRollback,
       commentOnPr,
       githubToken,

@@ -16,6 +16,7 @@ import { type Preflight, runPreflight } from './steps/preflight.js'
 import { promoteTested } from './steps/promote.js'
 import { mergeGatePullRequest, openGatePullRequest } from './steps/pull-request.js'
 import { PUSH_CANCEL_GRACE_MS, pushVersion } from './steps/push.js'
+import { tidyAfterOutcome } from './steps/tidy-run.js'
 import { waitForVerdict } from './steps/wait.js'
 import { Gate } from './wiring.js'
 
@@ -38,32 +39,43 @@ export async function run(
     const preflight = await journal.run('preflight', (c) => runPreflight(g.preflight(), c))
     if (g.settings.mode === 'promote') {
       await promoteJob(journal, g, preflight, startedAt)
-      return await finish(journal, gate, startedAt, env)
+    } else {
+      await gateJob(journal, g, preflight, startedAt)
     }
-    const pushed = await journal.run('push', (c) => pushVersion(g.push(preflight), c), {
-      cancelGraceMs: PUSH_CANCEL_GRACE_MS
-    })
-    const committed = await journal.run('commit', (c) =>
-      commitManifest(g.commit(preflight, pushed), c)
-    )
-    let syncFrom = Date.now()
-    if (!committed.onBase) {
-      const input = g.pullRequest(preflight, pushed, committed)
-      const pullRequest = await journal.run('pull-request', (c) => openGatePullRequest(input, c))
-      await journal.run('merge', (c) => mergeGatePullRequest({ ...input, pullRequest }, c))
-      syncFrom = Date.now()
-    }
-    const tested = await journal.run(
-      'wait',
-      (c) => waitForVerdict(g.wait(pushed, committed, syncFrom, startedAt), c),
-      // The wait ends at once on a cancel; the grace only lets it hand over what it saw.
-      { group: `Wait for CoderTemplateTest ${g.testName}`, cancelGraceMs: 1000 }
-    )
-    await journal.run('promote', (c) => promoteTested(g.promote(preflight, pushed, tested), c))
   } catch (error) {
     journal.stopped(error)
   }
+  await tidyAfterOutcome(journal, gate)
   return finish(journal, gate, startedAt, env)
+}
+
+/** mode: gate and mode: test: push, commit (and merge), wait, promote (off in mode: test). */
+async function gateJob(
+  journal: Journal,
+  g: Gate,
+  preflight: Preflight,
+  startedAt: number
+): Promise<void> {
+  const pushed = await journal.run('push', (c) => pushVersion(g.push(preflight), c), {
+    cancelGraceMs: PUSH_CANCEL_GRACE_MS
+  })
+  const committed = await journal.run('commit', (c) =>
+    commitManifest(g.commit(preflight, pushed), c)
+  )
+  let syncFrom = Date.now()
+  if (!committed.onBase) {
+    const input = g.pullRequest(preflight, pushed, committed)
+    const pullRequest = await journal.run('pull-request', (c) => openGatePullRequest(input, c))
+    await journal.run('merge', (c) => mergeGatePullRequest({ ...input, pullRequest }, c))
+    syncFrom = Date.now()
+  }
+  const tested = await journal.run(
+    'wait',
+    (c) => waitForVerdict(g.wait(pushed, committed, syncFrom, startedAt), c),
+    // The wait ends at once on a cancel; the grace only lets it hand over what it saw.
+    { group: `Wait for CoderTemplateTest ${g.testName}`, cancelGraceMs: 1000 }
+  )
+  await journal.run('promote', (c) => promoteTested(g.promote(preflight, pushed, tested), c))
 }
 
 /**

@@ -39,6 +39,8 @@ export const INPUT_NAMES = [
   'pull-request-labels',
   'merge-timeout-seconds',
   'keep-tests',
+  'keep-versions',
+  'archive-failed',
   'comment-on-pr',
   'github-token'
 ] as const
@@ -66,6 +68,7 @@ export const MAX_WAIT_SECONDS = 432_000
 /** Coder accepts up to 1 MiB (coder-cli.md §1.1); the message still goes on the command line. */
 export const MESSAGE_MAX = 65_536
 export const KEEP_TESTS_MAX = 1000
+export const KEEP_VERSIONS_MAX = 1000
 
 export const TEST_TIMEOUT_MIN = 60
 export const TEST_TIMEOUT_MAX = 7200
@@ -138,10 +141,18 @@ export interface GitOpsSettings {
   keepTests: number
 }
 
+/** keep-versions and archive-failed: what the tidy step archives in Coder after the outcome. */
+export interface TidySettings {
+  /** 0 keeps every version. */
+  keepVersions: number
+  archiveFailed: boolean
+}
+
 export interface Settings {
   coder: CoderSettings
   test: TestSettings
   gitops: GitOpsSettings
+  tidy: TidySettings
   promote: PromoteMode
   /** The mode input, '' resolved (src/run-mode.ts). */
   mode: RunMode

@@ -20,3 +20,8 @@ export function hasVersionMarker(message: string, commitSha: string): boolean {
   const found = MARKER_PATTERN.exec(message.trimEnd())
   return found?.[1] === commitSha.slice(0, MARKER_SHA_LENGTH).toLowerCase()
 }
+
+/** Whether a version's message carries the gate's marker of any commit: the gate pushed it. */
+export function carriesGateMarker(message: string): boolean {
+  return MARKER_PATTERN.test(message.trimEnd())
+}

@@ -11,6 +11,7 @@ import type { PromoteInput } from './steps/promote.js'
 import type { PullRequestInput } from './steps/pull-request.js'
 import type { PushInput, Pushed } from './steps/push.js'
 import type { StepLog } from './steps/step.js'
+import type { TidyInput } from './steps/tidy.js'
 import type { Tested, WaitInput } from './steps/wait.js'
 
 export class Gate {
@@ -93,6 +94,27 @@ export class Gate {
   /** mode: promote: the guard starts from expected-active-version-id or this job's start. */
   promoteLocated(preflight: Preflight, located: Located, tested: Tested): PromoteInput {
     return { ...this.promote(preflight, located, tested), starting: located.starting }
+  }
+
+  /** The version this run pushed (gate, test) or located (promote job) is `pushed`. */
+  tidy(
+    preflight: Preflight,
+    pushed: Pick<Pushed, 'template' | 'versionId' | 'versionName'> | undefined,
+    testFailed: boolean,
+    located?: Located
+  ): TidyInput {
+    // In a promote job the rollback target is the guard's starting point (the test job's start).
+    const startingActiveId = located?.starting?.id ?? preflight.startingActive?.id ?? ''
+    return {
+      settings: this.settings.tidy,
+      dryRun: this.settings.promote === 'dry-run',
+      client: this.clients.coder,
+      organization: preflight.organization,
+      template: pushed?.template ?? preflight.template,
+      startingActiveId,
+      ours: pushed ? { id: pushed.versionId, name: pushed.versionName } : null,
+      testFailed
+    }
   }
 
   get testName(): string {

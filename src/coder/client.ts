@@ -147,7 +147,8 @@ export class CoderClient {
     }
   }
 
-  private async request<T>(method: string, path: string): Promise<T> {
+  /** One request with this client's retries and errors; for the modules beside it (versions.ts). */
+  async request<T>(method: string, path: string): Promise<T> {
     const retryable = method === 'GET'
     for (let attempt = 0; ; attempt++) {
       this.signal?.throwIfAborted()

@@ -16,6 +16,7 @@ import {
 } from './links.js'
 import { emptyReport, type Outcome, type RunReport } from './report.js'
 import { stepRows } from './rows.js'
+import { fillTidy } from './tidy-facts.js'
 
 export interface BuildContext {
   startedAt: number
@@ -45,6 +46,7 @@ export function buildReport(journal: Journal, context: BuildContext): RunReport 
     report.outcome = successOutcome(journal)
   }
   report.leftBehind = leftBehind(report, journal)
+  fillTidy(report, journal)
   return report
 }
 
@@ -150,6 +152,7 @@ function fillWait(report: RunReport, journal: Journal): void {
   if (!waitFacts) return
   report.testExists = waitFacts.syncedAt !== null
   report.timeline = waitFacts.timeline
+  report.controllerClock = waitFacts.clock ?? null
   report.phase = waitFacts.last?.phase ?? ''
   report.reason = waitFacts.last?.reason ?? ''
   report.message = waitFacts.last?.message ?? ''

@@ -3,6 +3,8 @@
 // GitHub renders comments, so a status message must not become a link, a mention or markup.
 import type { RunReport } from './report.js'
 import { headline } from './summary.js'
+import { ganttChart } from './gantt.js'
+import { tidyFacts } from './tidy-facts.js'
 
 export const COMMENT_MARKER = 'result'
 
@@ -93,6 +95,10 @@ function factRows(report: RunReport): [string, string][] {
           ? markdownLink(report.commitUrl, `commit ${report.commitSha.slice(0, 7)}`)
           : ''
     ],
+    ...tidyFacts(report).map(([what, items]): [string, string] => [
+      what,
+      items.map((item) => escapeMarkdown(item)).join('<br>')
+    ]),
     [
       'Workflow run',
       report.runUrl ? markdownLink(report.runUrl, report.runLabel || 'this run') : ''
@@ -113,6 +119,8 @@ export function renderComment(report: RunReport): string {
   lines.push('| | |', '|---|---|')
   for (const [name, value] of factRows(report)) if (value) lines.push(`| ${name} | ${value} |`)
   lines.push('')
+  const chart = ganttChart(report, report.controllerClock, report.startedAt)
+  if (chart) lines.push(chart, '')
   lines.push(...bullets('What to do next', report.advice))
   lines.push(...bullets('What stays behind', report.leftBehind))
   if (report.inspectCommand && report.testExists) {

@@ -17,7 +17,8 @@ export function outputsOf(report: RunReport): Record<string, string> {
     'active-version-id': report.activeVersionId,
     'pull-request-number': report.pullRequestNumber,
     'pull-request-url': report.pullRequestUrl,
-    'pruned-manifests': report.prunedManifests.join(',')
+    'pruned-manifests': report.prunedManifests.join(','),
+    'archived-versions': report.archivedVersions.join(',')
   }
 }
 

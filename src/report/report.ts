@@ -3,6 +3,7 @@
 import type { PromotionResult } from '../api.js'
 import type { RunMode } from '../settings.js'
 import type { FailureKind, StepStatus } from '../steps/step.js'
+import type { ControllerClock } from '../kube/controller-clock.js'
 import type { TimelineEntry } from '../steps/wait.js'
 
 export type RowName =
@@ -15,6 +16,7 @@ export type RowName =
   | 'sync'
   | 'test'
   | 'promote'
+  | 'tidy'
 
 export type RowResult = StepStatus | 'not run'
 
@@ -81,10 +83,18 @@ export interface RunReport {
   pullRequestNumber: string
   pullRequestUrl: string
   prunedManifests: string[]
+  /** Names archived by keep-versions or archive-failed (archived-versions). */
+  archivedVersions: string[]
+  /** promote: dry-run: the names keep-versions would archive. */
+  wouldArchiveVersions: string[]
+  /** `<name>: <why>` for each version the tidy step chose and left, or kept beyond the N newest. */
+  tidyNotes: string[]
   phase: string
   reason: string
   message: string
   timeline: TimelineEntry[]
+  /** The test's milestones on the controller's clock, for the chart; null when never seen. */
+  controllerClock: ControllerClock | null
   promotionResult: PromotionResult | 'Skipped' | 'Refused' | ''
   promotionConfirmedBy: 'answer' | 're-read' | ''
   /** A promote request was sent: a cancel after it leaves the outcome unknown. */
@@ -143,10 +153,14 @@ export function emptyReport(startedAt: number): RunReport {
     pullRequestNumber: '',
     pullRequestUrl: '',
     prunedManifests: [],
+    archivedVersions: [],
+    wouldArchiveVersions: [],
+    tidyNotes: [],
     phase: '',
     reason: '',
     message: '',
     timeline: [],
+    controllerClock: null,
     promotionResult: '',
     promotionConfirmedBy: '',
     promotionRequested: false,

@@ -43,7 +43,8 @@ export function stepRows(journal: Journal): StepRow[] {
     ...(pullRequestMode ? (['pull-request', 'merge'] as const) : []),
     'sync',
     'test',
-    'promote'
+    'promote',
+    ...(journal.entry('tidy') ? (['tidy'] as const) : [])
   ]
   return names.flatMap((name) => rowsOf(name, journal))
 }

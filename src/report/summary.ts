@@ -3,6 +3,8 @@
 // here, and each one is cut so that the summary stays far below the 1 MiB cap.
 import * as core from '@actions/core'
 import { isSuccess, type RunReport, type StepRow } from './report.js'
+import { ganttChart } from './gantt.js'
+import { tidyFacts } from './tidy-facts.js'
 
 const MAX_TEXT = 2000
 const MAX_TIMELINE = 40
@@ -65,6 +67,9 @@ export function renderSummary(report: RunReport, now: number): string {
       ],
       ...facts(report).filter(([, value]) => value !== '')
     ])
+    const chart = ganttChart(report, report.controllerClock, now)
+    // Blank lines around it: the fence is Markdown inside the summary's HTML.
+    if (chart) summary.addRaw(`\n\n${chart}\n\n`, true)
     addTimeline(summary, report)
   } else if (report.runUrl) {
     summary.addRaw(`<p>Workflow run: ${link(report.runUrl, report.runLabel)}</p>`, true)
@@ -171,6 +176,10 @@ function facts(report: RunReport): [string, string][] {
       report.pullRequestUrl ? link(report.pullRequestUrl, `#${report.pullRequestNumber}`) : ''
     ],
     ['Removed by keep-tests', report.prunedManifests.map((path) => code(path)).join(', ')],
+    ...tidyFacts(report).map(([what, items]): [string, string] => [
+      what,
+      items.map((item) => escapeHtml(item)).join('<br>')
+    ]),
     ['Inspect the test', report.testLookedFor ? code(report.inspectCommand) : ''],
     ['Workflow run', report.runUrl ? link(report.runUrl, report.runLabel || report.runUrl) : '']
   ]

@@ -9,6 +9,7 @@ import type { Merged, OpenedPullRequest } from './pull-request.js'
 import type { Preflight } from './preflight.js'
 import type { PromoteFacts, Promotion } from './promote.js'
 import type { Pushed } from './push.js'
+import type { Tidied } from './tidy.js'
 import {
   cancelled,
   type FactSink,
@@ -30,6 +31,7 @@ export interface StepValues {
   merge: Merged
   wait: Tested
   promote: Promotion
+  tidy: Tidied
 }
 
 export interface StepFacts {
@@ -42,6 +44,7 @@ export interface StepFacts {
   merge: { pullRequest: OpenedPullRequest }
   wait: WaitFacts
   promote: PromoteFacts
+  tidy: never
 }
 
 export type StepName = keyof StepValues
@@ -65,7 +68,9 @@ const UNEXPECTED_KIND: Record<StepName, FailureKind> = {
   'pull-request': 'pull-request',
   merge: 'pull-request',
   wait: 'wait-failed',
-  promote: 'promote-failed'
+  promote: 'promote-failed',
+  // Not reached: the tidy step turns every error into a warning.
+  tidy: 'promote-failed'
 }
 
 export class StepStopped extends Error {

@@ -5,6 +5,7 @@ import type { KubeConfig } from '@kubernetes/client-node'
 import type { CoderTemplateTest } from '../api.js'
 import { integrityProblems } from '../integrity.js'
 import { waitForTest, WaitTimeoutError } from '../kube/wait.js'
+import { type ControllerClock, controllerClockOf } from '../kube/controller-clock.js'
 import { specDifferences } from '../manifest.js'
 import { CODER_NAME_MAX, CODER_NAME_PATTERN } from '../naming.js'
 import type { TestSettings } from '../settings.js'
@@ -44,6 +45,8 @@ export interface WaitFacts {
   notFoundSeen: boolean
   /** null until a status names the workspace. */
   workspace: TestWorkspace | null
+  /** The last status's milestones on the controller's clock; absent until a status is seen. */
+  clock?: ControllerClock
 }
 
 export interface Tested extends WaitFacts {
@@ -125,6 +128,7 @@ function record(
   const observed = observe(seen)
   facts.last = observed
   facts.workspace = workspaceOf(seen) ?? facts.workspace
+  facts.clock = controllerClockOf(seen)
   const previous = facts.timeline[facts.timeline.length - 1]
   if (previous && previous.phase === observed.phase && previous.reason === observed.reason) return
   facts.timeline.push({ at, ...observed })
@@ -189,6 +193,7 @@ function judge(
   const name = `${settings.namespace}/${settings.name}`
   facts.last = observe(test)
   facts.workspace = workspaceOf(test) ?? facts.workspace
+  facts.clock = controllerClockOf(test)
   const problems = integrityProblems(test, input.committed.manifest.spec, {
     id: pushed.versionId,
     name: pushed.versionName

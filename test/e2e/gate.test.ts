@@ -38,7 +38,8 @@ describe('the gate, end to end', () => {
       'active-version-id': pushed.id,
       'pull-request-number': '',
       'pull-request-url': '',
-      'pruned-manifests': ''
+      'pruned-manifests': '',
+      'archived-versions': ''
     })
     expect(activeVersionName(w)).toBe('v1.0.0')
     expect(manifestInGit(w, 'docker-v1-0-0')).toMatchObject({

@@ -2,7 +2,11 @@
 // commit's marker. A wrong "yes" reuses another commit's version as ours (the tested template is not
 // the one of this commit); a wrong "no" fails a re-run that should reuse its own version.
 import { describe, expect, it } from '@jest/globals'
-import { hasVersionMarker, withVersionMarker } from '../../src/version-identity.js'
+import {
+  carriesGateMarker,
+  hasVersionMarker,
+  withVersionMarker
+} from '../../src/version-identity.js'
 
 const SHA = '0123456789abcdef0123456789abcdef01234567'
 const SHA12 = '0123456789ab'
@@ -74,5 +78,18 @@ describe('hasVersionMarker', () => {
     const written = withVersionMarker(message, sha, run)
     expect(hasVersionMarker(written, sha)).toBe(true)
     expect(hasVersionMarker(written, OTHER)).toBe(false)
+  })
+})
+
+describe('carriesGateMarker', () => {
+  it.each([
+    [withVersionMarker('m', 'abcdef0123456789', 'https://github.com/o/r/actions/runs/1'), true],
+    ['(commit abcdef012345, https://x/runs/1)', true],
+    ['(commit abcdef012345)', true],
+    ['pushed by hand', false],
+    ['(commit abcdef012345, https://x/runs/1) and more', false],
+    ['', false]
+  ])('%s -> %s', (message, expected) => {
+    expect(carriesGateMarker(message)).toBe(expected)
   })
 })

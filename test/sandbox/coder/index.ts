@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { archiveRefusal, PageError, versionPage } from './version-pages.js'
 import {
   CoderBackendError,
   type CoderBackend,
@@ -211,6 +212,8 @@ export interface CoderSandbox {
    * Activates a version as another writer would (Coder's activation rules apply; throws
    * CoderBackendError on refusal). `by` is only a label in `activations` (default `another-writer`).
    */
+  /** A workspace now uses this version (by ID): Coder refuses to archive it. */
+  useVersion(versionId: string): void
   activateVersion(input: {
     organization?: string
     template: string
@@ -631,6 +634,16 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
   }
 
   type Answer = { status: number; body: unknown }
+  // Versions a workspace uses: coderd refuses to archive them.
+  const inUse = new Set<string>()
+  const pageOrFail = (list: VersionRecord[], query: URLSearchParams): VersionRecord[] => {
+    try {
+      return versionPage(list, query)
+    } catch (error) {
+      if (error instanceof PageError) throw new HttpError(error.status, error.message)
+      throw error
+    }
+  }
   const handleApi = (
     req: IncomingMessage,
     method: string,
@@ -670,13 +683,32 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
       if (!template) {
         throw new HttpError(404, 'Resource not found or you do not have access to this resource')
       }
-      const includeArchived = new URL(req.url ?? '/', 'http://x').searchParams.get(
-        'include_archived'
+      const query = new URL(req.url ?? '/', 'http://x').searchParams
+      const list = [...versions.values()].filter((v) => v.templateId === template.id)
+      return { status: 200, body: pageOrFail(list, query).map(versionJson) }
+    }
+    if (
+      method === 'POST' &&
+      (m = path.match(/^\/api\/v2\/templateversions\/([^/]+)\/(archive|unarchive)$/))
+    ) {
+      const version = versions.get(m[1])
+      if (!version)
+        throw new HttpError(404, 'Resource not found or you do not have access to this resource')
+      const template = version.templateId ? templates.get(version.templateId) : undefined
+      if (m[2] === 'unarchive') {
+        if (!version.archived) throw new HttpError(400, 'Template version is not archived.')
+        version.archived = false
+        return { status: 200, body: `template version ${JSON.stringify(version.id)} unarchived` }
+      }
+      const refusal = archiveRefusal(
+        version,
+        template?.activeVersionId ?? '',
+        inUse.has(version.id)
       )
-      const list = [...versions.values()].filter(
-        (v) => v.templateId === template.id && (includeArchived === 'true' || !v.archived)
-      )
-      return { status: 200, body: list.map(versionJson) }
+      if (refusal) throw new HttpError(refusal.status, refusal.message)
+      version.archived = true
+      // coder-api-subset.md: a bare JSON string, not a codersdk.Response.
+      return { status: 200, body: `template version ${JSON.stringify(version.id)} archived` }
     }
     if (method === 'GET' && (m = path.match(/^\/api\/v2\/templateversions\/([^/]+)$/))) {
       const version = versions.get(m[1])
@@ -1051,6 +1083,9 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
     },
     addUser(input) {
       return publicUser(addUser(input))
+    },
+    useVersion(versionId) {
+      inUse.add(versionId)
     },
     activateVersion(input) {
       const org = requireSeedOrg(input.organization)

@@ -13,7 +13,11 @@ import { Journal } from './steps/journal.js'
 import { observeActiveVersion } from './steps/observe.js'
 import { runPreflight } from './steps/preflight.js'
 import { promoteTested } from './steps/promote.js'
-import { mergeGatePullRequest, openGatePullRequest } from './steps/pull-request.js'
+import {
+  AUTO_MERGE_OFF_MS,
+  mergeGatePullRequest,
+  openGatePullRequest
+} from './steps/pull-request.js'
 import { PUSH_CANCEL_GRACE_MS, pushVersion } from './steps/push.js'
 import { waitForVerdict } from './steps/wait.js'
 import { Gate } from './wiring.js'
@@ -45,7 +49,10 @@ export async function run(
     if (!committed.onBase) {
       const input = g.pullRequest(preflight, pushed, committed)
       const pullRequest = await journal.run('pull-request', (c) => openGatePullRequest(input, c))
-      await journal.run('merge', (c) => mergeGatePullRequest({ ...input, pullRequest }, c))
+      // The grace lets a cancel turn auto-merge off before the run ends.
+      await journal.run('merge', (c) => mergeGatePullRequest({ ...input, pullRequest }, c), {
+        cancelGraceMs: AUTO_MERGE_OFF_MS + 500
+      })
       syncFrom = Date.now()
     }
     const tested = await journal.run(

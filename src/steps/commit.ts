@@ -36,6 +36,8 @@ export interface Committed {
   commitSha: string
   commitUrl: string
   pruned: string[]
+  /** keep-tests removals judged the gate's this run, still present or not (the branch guard). */
+  removals?: string[]
   /** Pull-request mode: gitops-branch already holds this manifest, so no pull request is needed. */
   onBase: boolean
 }
@@ -91,7 +93,8 @@ export async function commitManifest(
       message: commitMessage(input, manifestPath),
       signal: context.signal
     })
-    return committed(input, manifest, manifestPath, outcome)
+    const result = committed(input, manifest, manifestPath, outcome)
+    return result.ok ? { ...result, value: { ...result.value, removals: deletions } } : result
   } catch (error) {
     if (context.signal.aborted) throw error
     return failed('commit', messageOf(error), { advice: commitAdvice(error) })

@@ -4,7 +4,7 @@
 import { raceAbort } from '../abort.js'
 import type { Committed } from './commit.js'
 import type { ValidInputs } from './inputs.js'
-import type { Merged, OpenedPullRequest } from './pull-request.js'
+import type { Merged, MergeFacts, OpenedPullRequest } from './pull-request.js'
 import type { Preflight } from './preflight.js'
 import type { Promotion } from './promote.js'
 import type { Pushed } from './push.js'
@@ -35,7 +35,7 @@ export interface StepFacts {
   push: never
   commit: never
   'pull-request': never
-  merge: { pullRequest: OpenedPullRequest }
+  merge: MergeFacts
   wait: WaitFacts
   promote: { requestSent: boolean }
 }

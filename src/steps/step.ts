@@ -13,6 +13,7 @@ export const FAILURE_KINDS = [
   'push',
   'commit',
   'pull-request',
+  'foreign-change',
   'sync-timeout',
   'test-failed',
   'wait-timeout',

@@ -1,0 +1,71 @@
+// End to end, issue 19 points 1 and 5: pull-request mode merges only what the gate wrote, and a
+// merged pull request is done only while its manifest is on the base branch.
+import { describe, expect, it } from '@jest/globals'
+import { GITOPS_PATH, GITOPS_REPO, OWNER, type World, type WorldOptions } from '../sandbox/world.js'
+import { activeVersionName, manifestInGit, oneWorldPerTest, promoteRequests } from './expect.js'
+
+const BRANCH = 'coder-template-gate/docker-v1-0-0'
+const PR_MODE = { 'gitops-mode': 'pull-request' }
+const startOneWorld = oneWorldPerTest()
+
+async function protectedWorld(options: WorldOptions = {}): Promise<World> {
+  const world = await startOneWorld({
+    gitopsRepoSettings: { allowAutoMerge: true, mergeabilityDelayMs: 20, autoMergeDelayMs: 20 },
+    ...options
+  })
+  world.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+  return world
+}
+
+function expectNothingMerged(w: World): void {
+  const [pr] = w.github.pullRequests(OWNER, GITOPS_REPO)
+  expect(pr).toMatchObject({ state: 'open', merged: false, autoMerge: null })
+  expect(manifestInGit(w, 'docker-v1-0-0')).toBeNull()
+  expect(w.github.readFile(OWNER, GITOPS_REPO, 'main', 'apps/prod.yaml')).toBeNull()
+  expect(promoteRequests(w)).toBe(0)
+  expect(activeVersionName(w)).toBe('v0.9.0')
+}
+
+describe('pull-request mode merges only what the gate wrote', () => {
+  it('a commit pushed to the gate’s branch while GitHub refuses the merge for now is never merged', async () => {
+    const w = await protectedWorld({
+      gitopsRepoSettings: { mergeabilityDelayMs: 20, checksDurationMs: 600_000 }
+    })
+    w.github.addRuleset(OWNER, GITOPS_REPO, {
+      requirePullRequest: true,
+      requiredStatusChecks: ['ci']
+    })
+    let foreign = ''
+    w.github.beforeRequest((method, path) => {
+      // After GitHub's first "not now" (405, the check is expected), someone pushes.
+      if (!foreign && method === 'PUT' && path.endsWith('/merge'))
+        setTimeout(() => {
+          foreign = w.github.writeFile(OWNER, GITOPS_REPO, BRANCH, 'apps/prod.yaml', 'x: 1\n')
+        }, 50)
+    })
+    const run = await w.run({ ...PR_MODE, 'pull-request-merge': 'immediate' })
+    expect(foreign).not.toBe('')
+    expect(run.exitCode).toBe(1)
+    expect(run.stdout).toContain(`commit ${foreign} by "other-writer", touching apps/prod.yaml`)
+    expect(run.stdout).toContain(BRANCH)
+    expect(run.stdout).not.toContain('conflicts with its base branch')
+    expect(run.summary).toContain('foreign-change')
+    expectNothingMerged(w)
+  })
+
+  it('a leftover gate branch that already holds a foreign commit is not merged (auto)', async () => {
+    const w = await protectedWorld()
+    w.github.addRuleset(OWNER, GITOPS_REPO, { requirePullRequest: true })
+    w.github.createBranch(OWNER, GITOPS_REPO, BRANCH)
+    const foreign = w.github.writeFile(OWNER, GITOPS_REPO, BRANCH, 'apps/prod.yaml', 'x: 1\n')
+    const run = await w.run({ ...PR_MODE, 'pull-request-merge': 'auto' })
+    expect(run.exitCode).toBe(1)
+    expect(run.stdout).toContain(`commit ${foreign} by "other-writer", touching apps/prod.yaml`)
+    expect(run.stdout).toContain('delete the branch')
+    const auto = w.github.requests.filter((r) => r.path.endsWith('/graphql'))
+    expect(auto).toHaveLength(0)
+    expectNothingMerged(w)
+  })
+})
+
+void GITOPS_PATH

@@ -10,7 +10,7 @@ import {
   userError
 } from './github-call.js'
 import type { GitOpsOctokit } from './octokit.js'
-import { pullRequestState } from './pull-request-state.js'
+import { mergedIsDone, pullRequestState } from './pull-request-state.js'
 import { GITOPS_TOKEN, type PullJson } from './wait-for-merge.js'
 
 export {
@@ -34,6 +34,8 @@ export interface OpenPullRequestInput extends GitHubCall {
   title: string
   body: string
   labels: string[]
+  /** false: gitops-branch no longer holds the manifest, so a merged pull request is not done. */
+  manifestOnBase?: boolean
 }
 
 export interface OpenedPullRequest {
@@ -121,8 +123,13 @@ async function findPullRequest(input: OpenPullRequestInput, tipSha: string): Pro
   const open = (await list('open')).data[0]
   if (open) return found(open, true)
   // A merged pull request counts only if it merged what the branch holds now.
-  const merged = (await list('closed')).data.find(
-    (pr) => pullRequestState(pr) === 'merged' && pr.head.sha === tipSha
+  const onBase = input.manifestOnBase ?? true
+  const merged = (await list('closed')).data.find((pr) =>
+    mergedIsDone(
+      { merged: pullRequestState(pr) === 'merged', headSha: pr.head.sha },
+      tipSha,
+      onBase
+    )
   )
   return merged ? found(merged, true) : null
 }

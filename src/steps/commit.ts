@@ -11,6 +11,7 @@ import {
   ManifestConflictError
 } from '../gitops/change.js'
 import { listManifestFiles } from '../gitops/manifests.js'
+import { forwardSpentBranch } from '../gitops/spent-branch.js'
 import { readFileAt } from '../gitops/read-file.js'
 import type { GitOpsOctokit } from '../gitops/octokit.js'
 import { isGateManifestFor, selectPrunable } from '../gitops/prune.js'
@@ -78,6 +79,7 @@ export async function commitManifest(
         },
         `${manifestPath} is already on ${gitops.owner}/${gitops.repo}@${preflight.branch}; no pull request needed`
       )
+    if (toPullRequest) await forwardSpentBranch(branchOf(input, context))
     const outcome = await commitChange({
       octokit: input.octokit,
       owner: gitops.owner,
@@ -98,6 +100,20 @@ export async function commitManifest(
   } catch (error) {
     if (context.signal.aborted) throw error
     return failed('commit', messageOf(error), { advice: commitAdvice(error) })
+  }
+}
+
+function branchOf(input: CommitInput, context: StepContext) {
+  const { gitops, test } = input.settings
+  const { owner, repo } = gitops
+  const branch = pullRequestBranch(test.name)
+  return {
+    octokit: input.octokit,
+    owner,
+    repo,
+    branch,
+    base: input.preflight.branch,
+    signal: context.signal
   }
 }
 

@@ -12,6 +12,8 @@ import {
   requestMerge,
   waitForMerge
 } from '../gitops/pull-request.js'
+import { readFileAt } from '../gitops/read-file.js'
+import { parseManifest, sameTest } from '../manifest.js'
 import type { GitOpsSettings, TestSettings } from '../settings.js'
 import type { Committed } from './commit.js'
 import type { Preflight } from './preflight.js'
@@ -40,7 +42,7 @@ export interface PullRequestInput {
   preflight: Pick<Preflight, 'organization' | 'branch'>
   pushed: Pick<Pushed, 'template' | 'versionName' | 'versionId'>
   committed: Pick<Committed, 'branch' | 'manifestPath' | 'pruned' | 'commitSha'> &
-    Partial<Pick<Committed, 'removals'>>
+    Partial<Pick<Committed, 'removals' | 'manifest'>>
   runUrl: string
   octokit: GitOpsOctokit
 }
@@ -52,6 +54,7 @@ export async function openGatePullRequest(
   const { gitops, preflight, pushed, committed } = input
   try {
     const pr = await openPullRequest({
+      manifestOnBase: await manifestOnBase(input, context),
       octokit: input.octokit,
       owner: gitops.owner,
       repo: gitops.repo,
@@ -82,6 +85,22 @@ export async function openGatePullRequest(
         'Check that gitops-token may open pull requests in the GitOps repository (pull-requests: write).'
       ]
     })
+  }
+}
+
+/** Whether gitops-branch holds this run's manifest: only then is a merged pull request done. */
+async function manifestOnBase(input: PullRequestInput, context: StepContext): Promise<boolean> {
+  const { committed } = input
+  if (!committed.manifest) return true
+  const text = await readFileAt({
+    ...callOf(input, context),
+    ref: input.preflight.branch,
+    path: committed.manifestPath
+  })
+  try {
+    return text !== null && sameTest(parseManifest(text), committed.manifest)
+  } catch {
+    return false // not YAML any more: not this manifest
   }
 }
 

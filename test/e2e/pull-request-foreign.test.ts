@@ -68,4 +68,32 @@ describe('pull-request mode merges only what the gate wrote', () => {
   })
 })
 
-void GITOPS_PATH
+describe('a merged pull request is done only while its manifest is on the base branch', () => {
+  it.each(['squash', 'merge'])(
+    'a re-run after the manifest left main opens a new pull request and goes on (%s)',
+    async (method) => {
+      const w = await protectedWorld({ syncPrune: true })
+      w.github.addRuleset(OWNER, GITOPS_REPO, { requirePullRequest: true })
+      const inputs = {
+        ...PR_MODE,
+        'pull-request-merge': 'immediate',
+        'pull-request-merge-method': method
+      }
+      const first = await w.run(inputs)
+      expect(first.outputs['promotion-result']).toBe('Promoted')
+      // A revert on main (another writer): the manifest, and with pruning the test, are gone.
+      w.github.writeFile(OWNER, GITOPS_REPO, 'main', `${GITOPS_PATH}/docker-v1-0-0.yaml`, null)
+      const again = await w.run({ ...inputs, 'sync-timeout-seconds': '60' }, { runId: '4243' })
+      expect(again.stderr).toBe('')
+      expect(again.exitCode).toBe(0)
+      const pulls = w.github.pullRequests(OWNER, GITOPS_REPO)
+      expect(pulls).toHaveLength(2)
+      expect(pulls.every((pr) => pr.merged)).toBe(true)
+      expect(again.outputs['pull-request-number']).toBe(
+        String(Math.max(...pulls.map((p) => p.number)))
+      )
+      expect(manifestInGit(w, 'docker-v1-0-0')).not.toBeNull()
+      expect(again.outputs['promotion-result']).toBe('AlreadyActive')
+    }
+  )
+})

@@ -68,6 +68,29 @@ describe('pull-request mode merges only what the gate wrote', () => {
   })
 })
 
+describe('nothing merges once no run watches', () => {
+  it('a merge timeout turns auto-merge off again; the summary says so and that the pull request stays open', async () => {
+    const w = await protectedWorld()
+    w.github.addRuleset(OWNER, GITOPS_REPO, {
+      requirePullRequest: { requiredApprovingReviewCount: 1 }
+    })
+    const run = await w.run({
+      ...PR_MODE,
+      'pull-request-merge': 'auto',
+      'merge-timeout-seconds': '1'
+    })
+    expect(run.exitCode).toBe(1)
+    const [pr] = w.github.pullRequests(OWNER, GITOPS_REPO)
+    expect(pr).toMatchObject({ state: 'open', merged: false, autoMerge: null })
+    expect(run.summary).toContain('stays open')
+    expect(run.summary).toContain('turned its auto-merge off')
+    // A review after the run merges nothing.
+    w.github.approvePullRequest(OWNER, GITOPS_REPO, pr!.number)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(w.github.pullRequest(OWNER, GITOPS_REPO, pr!.number)!.merged).toBe(false)
+  })
+})
+
 describe('a merged pull request is done only while its manifest is on the base branch', () => {
   it.each(['squash', 'merge'])(
     'a re-run after the manifest left main opens a new pull request and goes on (%s)',

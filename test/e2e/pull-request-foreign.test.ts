@@ -89,6 +89,41 @@ describe('nothing merges once no run watches', () => {
     await new Promise((resolve) => setTimeout(resolve, 200))
     expect(w.github.pullRequest(OWNER, GITOPS_REPO, pr!.number)!.merged).toBe(false)
   })
+
+  it('a cancel while auto-merge is on turns it off before the run ends', async () => {
+    const w = await protectedWorld()
+    w.github.addRuleset(OWNER, GITOPS_REPO, {
+      requirePullRequest: { requiredApprovingReviewCount: 1 }
+    })
+    let watching: ReturnType<typeof setInterval> | undefined
+    let killed = false
+    const run = await w.run(
+      { ...PR_MODE, 'pull-request-merge': 'auto' },
+      {},
+      {
+        onStdout: (text, child) => {
+          if (watching || !text.includes('pull request #1')) return
+          // Once GitHub shows auto-merge on, the run is cancelled.
+          watching = setInterval(() => {
+            if (!killed && w.github.pullRequest(OWNER, GITOPS_REPO, 1)?.autoMerge) {
+              killed = true
+              child.kill('SIGINT')
+            }
+          }, 10)
+        }
+      }
+    )
+    clearInterval(watching)
+    expect(killed).toBe(true)
+    expect(run.exitCode).not.toBe(0)
+    expect(w.github.pullRequest(OWNER, GITOPS_REPO, 1)).toMatchObject({
+      state: 'open',
+      autoMerge: null
+    })
+    expect(run.stdout).toContain('Turned auto-merge off')
+    expect(run.summary).toContain('turn its auto-merge off')
+    expect(promoteRequests(w)).toBe(0)
+  })
 })
 
 describe('a merged pull request is done only while its manifest is on the base branch', () => {

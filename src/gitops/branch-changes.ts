@@ -32,7 +32,8 @@ export async function readBranchChanges(
       input.octokit.rest.repos.compareCommitsWithBasehead({
         ...repoOf(input),
         basehead: `${input.base}...${input.head}`,
-        per_page: 250,
+        // At most 100 a page (REST docs); the gate writes far fewer, more fail as too many.
+        per_page: 100,
         request
       })
   )

@@ -14,7 +14,11 @@ import { locateTested } from './steps/locate.js'
 import { observeActiveVersion } from './steps/observe.js'
 import { type Preflight, runPreflight } from './steps/preflight.js'
 import { promoteTested } from './steps/promote.js'
-import { mergeGatePullRequest, openGatePullRequest } from './steps/pull-request.js'
+import {
+  AUTO_MERGE_OFF_MS,
+  mergeGatePullRequest,
+  openGatePullRequest
+} from './steps/pull-request.js'
 import { PUSH_CANCEL_GRACE_MS, pushVersion } from './steps/push.js'
 import { tidyAfterOutcome } from './steps/tidy-run.js'
 import { waitForVerdict } from './steps/wait.js'
@@ -66,7 +70,10 @@ async function gateJob(
   if (!committed.onBase) {
     const input = g.pullRequest(preflight, pushed, committed)
     const pullRequest = await journal.run('pull-request', (c) => openGatePullRequest(input, c))
-    await journal.run('merge', (c) => mergeGatePullRequest({ ...input, pullRequest }, c))
+    // The grace lets a cancel turn auto-merge off before the run ends.
+    await journal.run('merge', (c) => mergeGatePullRequest({ ...input, pullRequest }, c), {
+      cancelGraceMs: AUTO_MERGE_OFF_MS + 500
+    })
     syncFrom = Date.now()
   }
   const tested = await journal.run(

@@ -20,6 +20,19 @@ export function pullRequestState(pr: PullRequestStatus): PullRequestState {
   return 'waiting'
 }
 
+/**
+ * A merged pull request of the branch's tip counts as done only while gitops-branch still holds
+ * its manifest: a revert, or another run's keep-tests, may have removed it since. Otherwise the
+ * gate opens a new pull request.
+ */
+export function mergedIsDone(
+  pr: { merged: boolean; headSha: string },
+  tipSha: string,
+  manifestOnBase: boolean
+): boolean {
+  return pr.merged && pr.headSha === tipSha && manifestOnBase
+}
+
 export interface Mergeability {
   mergeable: boolean | null
   mergeable_state: string

@@ -5,24 +5,13 @@ import {
   type GitHubCall,
   githubCall,
   githubError,
-  pauseFor,
   repoOf,
   requestOptions,
   userError
 } from './github-call.js'
-import type { MergeMethod, MergeStrategy } from '../settings.js'
 import type { GitOpsOctokit } from './octokit.js'
-import {
-  AutoMergeNotAllowedError,
-  autoMergeDecision,
-  type GraphqlError,
-  mergeAnswerDecision,
-  mergeReadiness,
-  MergeRefusedError,
-  MergeTimeoutError,
-  pullRequestState
-} from './pull-request-state.js'
-import { closedError, GITOPS_TOKEN, MAX_PAUSE_MS, type PullJson } from './wait-for-merge.js'
+import { mergedIsDone, pullRequestState } from './pull-request-state.js'
+import { GITOPS_TOKEN, type PullJson } from './wait-for-merge.js'
 
 export {
   AutoMergeNotAllowedError,
@@ -31,6 +20,7 @@ export {
   MergeTimeoutError,
   pullRequestState
 } from './pull-request-state.js'
+export { type MergeRequested, requestMerge, type RequestMergeInput } from './merge-request.js'
 export {
   type MergedPullRequest,
   type ObservedPullRequest,
@@ -44,6 +34,8 @@ export interface OpenPullRequestInput extends GitHubCall {
   title: string
   body: string
   labels: string[]
+  /** false: gitops-branch no longer holds the manifest, so a merged pull request is not done. */
+  manifestOnBase?: boolean
 }
 
 export interface OpenedPullRequest {
@@ -51,24 +43,13 @@ export interface OpenedPullRequest {
   url: string
   nodeId: string
   headSha: string
+  /** Who opened it: the account the gate writes as, when the gate opened it. */
+  author: string | null
   state: 'open' | 'closed'
   merged: boolean
   /** An existing pull request: open, or already merged. */
   reused: boolean
 }
-
-export interface RequestMergeInput extends GitHubCall {
-  pullRequest: { number: number; nodeId: string; url?: string; headSha?: string }
-  strategy: MergeStrategy
-  method: MergeMethod
-  /** Epoch ms: `immediate` retries a merge that GitHub does not allow yet until then. */
-  deadline: number
-  /** First pause between merge attempts; doubles up to 30 s. Default 2000. */
-  pollMs?: number
-}
-
-export type MergeRequested =
-  { kind: 'manual' } | { kind: 'auto-merge-enabled' } | { kind: 'merged'; mergeCommitSha: string }
 
 type PullListItem = Awaited<ReturnType<GitOpsOctokit['rest']['pulls']['list']>>['data'][number]
 
@@ -142,8 +123,13 @@ async function findPullRequest(input: OpenPullRequestInput, tipSha: string): Pro
   const open = (await list('open')).data[0]
   if (open) return found(open, true)
   // A merged pull request counts only if it merged what the branch holds now.
-  const merged = (await list('closed')).data.find(
-    (pr) => pullRequestState(pr) === 'merged' && pr.head.sha === tipSha
+  const onBase = input.manifestOnBase ?? true
+  const merged = (await list('closed')).data.find((pr) =>
+    mergedIsDone(
+      { merged: pullRequestState(pr) === 'merged', headSha: pr.head.sha },
+      tipSha,
+      onBase
+    )
   )
   return merged ? found(merged, true) : null
 }
@@ -155,6 +141,7 @@ function found(pr: PullListItem | PullJson, reused: boolean): Found {
       url: pr.html_url,
       nodeId: pr.node_id,
       headSha: pr.head.sha,
+      author: pr.user?.login ?? null,
       state: pr.state === 'open' ? 'open' : 'closed',
       merged: pullRequestState(pr) === 'merged',
       reused
@@ -177,117 +164,6 @@ async function withLabels(input: OpenPullRequestInput, found: Found): Promise<Op
     })
   )
   return pullRequest
-}
-
-// ---- merging ----
-
-const ENABLE_AUTO_MERGE = `mutation EnableAutoMerge($input: EnablePullRequestAutoMergeInput!) {
-  enablePullRequestAutoMerge(input: $input) { pullRequest { number } }
-}`
-
-/** auto: GitHub's auto-merge (GraphQL); immediate: a REST merge once GitHub allows it; manual: nothing. */
-export async function requestMerge(input: RequestMergeInput): Promise<MergeRequested> {
-  if (input.strategy === 'manual') return { kind: 'manual' }
-  if (input.strategy === 'immediate') return mergeWhenAllowed(input)
-  const { pullRequest } = input
-  try {
-    await input.octokit.graphql(ENABLE_AUTO_MERGE, {
-      input: {
-        pullRequestId: pullRequest.nodeId,
-        mergeMethod: input.method.toUpperCase(),
-        ...(pullRequest.headSha ? { expectedHeadOid: pullRequest.headSha } : {})
-      },
-      request: requestOptions(input)
-    })
-    return { kind: 'auto-merge-enabled' }
-  } catch (error) {
-    const errors = (error as { errors?: GraphqlError[] }).errors
-    if (input.signal?.aborted || !Array.isArray(errors)) {
-      const doing = `enabling auto-merge on pull request #${pullRequest.number}`
-      throw userError(error, input, GITOPS_TOKEN, doing)
-    }
-    const reason = errors.map((e) => e.message).join('; ')
-    const decision = autoMergeDecision(errors)
-    if (decision === 'merge-now') return mergeWhenAllowed(input)
-    if (decision === 'not-allowed') {
-      throw new AutoMergeNotAllowedError(`${input.owner}/${input.repo}`, pullRequest.number, reason)
-    }
-    if (decision === 'forbidden') {
-      throw new MergeRefusedError(pullRequest.number, urlOf(input), 'forbidden', reason)
-    }
-    // Refused for a reason of its own, e.g. someone merged or closed it meanwhile: read it.
-    const { data: pr } = await readPull(input)
-    const state = pullRequestState(pr)
-    if (state === 'merged') return { kind: 'merged', mergeCommitSha: pr.merge_commit_sha ?? '' }
-    if (state === 'closed') throw await closedError(input, pr)
-    throw new MergeRefusedError(pullRequest.number, pr.html_url, 'other', reason)
-  }
-}
-
-function readPull(input: RequestMergeInput) {
-  const { number } = input.pullRequest
-  return call(input, `reading pull request #${number}`, (request) =>
-    input.octokit.rest.pulls.get({ ...repoOf(input), pull_number: number, request })
-  )
-}
-
-async function mergeWhenAllowed(input: RequestMergeInput): Promise<MergeRequested> {
-  const { number } = input.pullRequest
-  let pause = input.pollMs ?? 2000
-  for (;;) {
-    const { data: pr } = await readPull(input)
-    const state = pullRequestState(pr)
-    if (state === 'merged') return { kind: 'merged', mergeCommitSha: pr.merge_commit_sha ?? '' }
-    if (state === 'closed') throw await closedError(input, pr)
-    const readiness = mergeReadiness(pr)
-    if (readiness === 'conflicts' || readiness === 'draft') {
-      const said = `mergeable_state ${pr.mergeable_state}`
-      throw new MergeRefusedError(number, pr.html_url, readiness, said)
-    }
-    let waitingFor = 'GitHub is still computing whether it can be merged'
-    if (readiness === 'try') {
-      const answer = await tryMerge(input, pr.html_url)
-      if (answer.merged) return { kind: 'merged', mergeCommitSha: answer.sha }
-      waitingFor = answer.reason
-    }
-    const left = input.deadline - Date.now()
-    if (left <= 0) throw new MergeTimeoutError(number, pr.html_url, `open; ${waitingFor}`)
-    await pauseFor(Math.min(pause, left), input.signal)
-    pause = Math.min(pause * 2, MAX_PAUSE_MS)
-  }
-}
-
-async function tryMerge(
-  input: RequestMergeInput,
-  url: string
-): Promise<{ merged: true; sha: string } | { merged: false; reason: string }> {
-  const { number, headSha } = input.pullRequest
-  try {
-    const { data } = await input.octokit.rest.pulls.merge({
-      ...repoOf(input),
-      pull_number: number,
-      merge_method: input.method,
-      // Merge only what the gate committed: a foreign commit on the branch answers 409.
-      ...(headSha ? { sha: headSha } : {}),
-      // The loop here retries what may change; the retry plugin would re-send a 405 at once.
-      request: { ...requestOptions(input), retries: 0 }
-    })
-    return { merged: true, sha: data.sha }
-  } catch (error) {
-    // 405 (not now), 409 (head moved) and 422 are GitHub's answers about this merge; the rest
-    // (access, rate limits, outages) are the call's.
-    const github = githubError(error)
-    if (input.signal?.aborted || !github?.answered || ![405, 409, 422].includes(github.status)) {
-      throw userError(error, input, GITOPS_TOKEN, `merging pull request #${number}`)
-    }
-    const decision = mergeAnswerDecision(github.status, github.message)
-    if (decision.action === 'retry') return { merged: false, reason: decision.reason }
-    throw new MergeRefusedError(number, url, decision.kind, decision.reason)
-  }
-}
-
-function urlOf(input: RequestMergeInput): string {
-  return input.pullRequest.url ?? `#${input.pullRequest.number} of ${input.owner}/${input.repo}`
 }
 
 function call<T>(

@@ -14,6 +14,7 @@ import {
 import type { GitOpsOctokit } from './octokit.js'
 import {
   ClosedWithoutMergeError,
+  MergeRefusedError,
   MergeTimeoutError,
   pullRequestState,
   type PullRequestState
@@ -41,6 +42,11 @@ export interface WaitForMergeInput extends GitHubCall {
   pollMs?: number
   /** Each answer that changed (not the 304s). */
   onObserved?: (pr: ObservedPullRequest) => void
+  /**
+   * The head the gate checked: an open pull request whose head moved away from it fails at once
+   * (auto-merge stays on for a push with write access, so GitHub would merge that push).
+   */
+  expectedHeadSha?: string
 }
 
 export interface MergedPullRequest {
@@ -48,6 +54,8 @@ export interface MergedPullRequest {
   url: string
   mergeCommitSha: string
   mergedBy: string | null
+  /** The head GitHub merged. */
+  headSha: string
 }
 
 export const MAX_PAUSE_MS = 30000
@@ -73,10 +81,18 @@ export async function waitForMerge(input: WaitForMergeInput): Promise<MergedPull
         url: pr.html_url,
         // guess: GitHub always sets merge_commit_sha on a merged pull request.
         mergeCommitSha: pr.merge_commit_sha ?? '',
-        mergedBy: pr.merged_by?.login ?? null
+        mergedBy: pr.merged_by?.login ?? null,
+        headSha: pr.head.sha
       }
     }
     if (state === 'closed') throw await closedError(input, pr)
+    if (input.expectedHeadSha !== undefined && pr.head.sha !== input.expectedHeadSha)
+      throw new MergeRefusedError(
+        pr.number,
+        pr.html_url,
+        'head-moved',
+        `head is now ${pr.head.sha}`
+      )
     const left = input.deadline - Date.now()
     if (left <= 0) throw new MergeTimeoutError(pr.number, pr.html_url, describe(pr))
     await pauseFor(Math.min(pause, left), input.signal)

@@ -98,7 +98,21 @@ function pullRequestLine(
   const failure = merge && !merge.ok ? merge.failure : null
   const open = !failure || failure.status === 'timed out' || failure.status === 'cancelled'
   const state = open ? 'stays open' : 'is not merged'
-  return `Pull request #${report.pullRequestNumber} ${state}: ${url}. Merge it and run the job again, or close it and delete the branch ${branch} when the version is not needed.`
+  return `Pull request #${report.pullRequestNumber} ${state}: ${url}.${autoMergeClause(journal, failure?.status)} Merge it and run the job again, or close it and delete the branch ${branch} when the version is not needed.`
+}
+
+/** auto: whether the gate turned auto-merge off again, so that nothing merges unwatched. */
+function autoMergeClause(journal: Journal, status: string | undefined): string {
+  if (journal.value('inputs')?.settings.gitops.merge !== 'auto' || status === undefined) return ''
+  const merge = journal.entry('merge')?.result
+  const off = merge && !merge.ok ? merge.facts?.autoMergeOff : undefined
+  if (off === true)
+    return ' The gate turned its auto-merge off: nothing merges while no run watches.'
+  // A cancel keeps no facts: the log says whether turning it off worked.
+  if (status === 'cancelled')
+    return ' The gate asked GitHub to turn its auto-merge off on the cancel (the log says whether it did): check it before you merge.'
+  if (off === false) return ' Its auto-merge may still be on: turn it off, or it merges unwatched.'
+  return ''
 }
 
 function inCluster(report: RunReport, journal: Journal): string[] {

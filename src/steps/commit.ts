@@ -11,6 +11,7 @@ import {
   ManifestConflictError
 } from '../gitops/change.js'
 import { listManifestFiles } from '../gitops/manifests.js'
+import { forwardSpentBranch } from '../gitops/spent-branch.js'
 import { readFileAt } from '../gitops/read-file.js'
 import type { GitOpsOctokit } from '../gitops/octokit.js'
 import { isGateManifestFor, selectPrunable } from '../gitops/prune.js'
@@ -36,6 +37,8 @@ export interface Committed {
   commitSha: string
   commitUrl: string
   pruned: string[]
+  /** keep-tests removals judged the gate's this run, still present or not (the branch guard). */
+  removals?: string[]
   /** Pull-request mode: gitops-branch already holds this manifest, so no pull request is needed. */
   onBase: boolean
 }
@@ -76,6 +79,7 @@ export async function commitManifest(
         },
         `${manifestPath} is already on ${gitops.owner}/${gitops.repo}@${preflight.branch}; no pull request needed`
       )
+    if (toPullRequest) await forwardSpentBranch(branchOf(input, context))
     const outcome = await commitChange({
       octokit: input.octokit,
       owner: gitops.owner,
@@ -91,10 +95,25 @@ export async function commitManifest(
       message: commitMessage(input, manifestPath),
       signal: context.signal
     })
-    return committed(input, manifest, manifestPath, outcome)
+    const result = committed(input, manifest, manifestPath, outcome)
+    return result.ok ? { ...result, value: { ...result.value, removals: deletions } } : result
   } catch (error) {
     if (context.signal.aborted) throw error
     return failed('commit', messageOf(error), { advice: commitAdvice(error) })
+  }
+}
+
+function branchOf(input: CommitInput, context: StepContext) {
+  const { gitops, test } = input.settings
+  const { owner, repo } = gitops
+  const branch = pullRequestBranch(test.name)
+  return {
+    octokit: input.octokit,
+    owner,
+    repo,
+    branch,
+    base: input.preflight.branch,
+    signal: context.signal
   }
 }
 

@@ -5,7 +5,7 @@ import { raceAbort } from '../abort.js'
 import type { Committed } from './commit.js'
 import type { ValidInputs } from './inputs.js'
 import type { Located } from './locate.js'
-import type { Merged, OpenedPullRequest } from './pull-request.js'
+import type { Merged, MergeFacts, OpenedPullRequest } from './pull-request.js'
 import type { Preflight } from './preflight.js'
 import type { PromoteFacts, Promotion } from './promote.js'
 import type { Pushed } from './push.js'
@@ -41,7 +41,7 @@ export interface StepFacts {
   locate: never
   commit: never
   'pull-request': never
-  merge: { pullRequest: OpenedPullRequest }
+  merge: MergeFacts
   wait: WaitFacts
   promote: PromoteFacts
   tidy: never

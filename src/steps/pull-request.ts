@@ -3,12 +3,17 @@
 // pull-request-merge says and wait for the merge. Safe to run twice: the open pull request of the
 // branch is reused, and a merged one is reported as merged.
 import type { GitOpsOctokit } from '../gitops/octokit.js'
+import { disableAutoMerge, guardGateBranch } from '../gitops/branch-changes.js'
+import { ForeignChangeError } from '../gitops/branch-guard.js'
 import {
+  MergeRefusedError,
   MergeTimeoutError,
   openPullRequest,
   requestMerge,
   waitForMerge
 } from '../gitops/pull-request.js'
+import { readFileAt } from '../gitops/read-file.js'
+import { parseManifest, sameTest } from '../manifest.js'
 import type { GitOpsSettings, TestSettings } from '../settings.js'
 import type { Committed } from './commit.js'
 import type { Preflight } from './preflight.js'
@@ -19,6 +24,10 @@ export interface OpenedPullRequest {
   number: number
   url: string
   nodeId: string
+  /** The head when it was opened or found: the only commit the gate merges. */
+  headSha: string
+  /** Who opened it (the gate's own account when the gate did). */
+  author: string | null
   merged: boolean
   reused: boolean
 }
@@ -32,7 +41,8 @@ export interface PullRequestInput {
   test: Pick<TestSettings, 'namespace' | 'name'>
   preflight: Pick<Preflight, 'organization' | 'branch'>
   pushed: Pick<Pushed, 'template' | 'versionName' | 'versionId'>
-  committed: Pick<Committed, 'branch' | 'manifestPath' | 'pruned'>
+  committed: Pick<Committed, 'branch' | 'manifestPath' | 'pruned' | 'commitSha'> &
+    Partial<Pick<Committed, 'removals' | 'manifest'>>
   runUrl: string
   octokit: GitOpsOctokit
 }
@@ -44,6 +54,7 @@ export async function openGatePullRequest(
   const { gitops, preflight, pushed, committed } = input
   try {
     const pr = await openPullRequest({
+      manifestOnBase: await manifestOnBase(input, context),
       octokit: input.octokit,
       owner: gitops.owner,
       repo: gitops.repo,
@@ -58,6 +69,8 @@ export async function openGatePullRequest(
       number: pr.number,
       url: pr.url,
       nodeId: pr.nodeId,
+      headSha: pr.headSha,
+      author: pr.author,
       merged: pr.merged,
       reused: pr.reused
     }
@@ -72,6 +85,22 @@ export async function openGatePullRequest(
         'Check that gitops-token may open pull requests in the GitOps repository (pull-requests: write).'
       ]
     })
+  }
+}
+
+/** Whether gitops-branch holds this run's manifest: only then is a merged pull request done. */
+async function manifestOnBase(input: PullRequestInput, context: StepContext): Promise<boolean> {
+  const { committed } = input
+  if (!committed.manifest) return true
+  const text = await readFileAt({
+    ...callOf(input, context),
+    ref: input.preflight.branch,
+    path: committed.manifestPath
+  })
+  try {
+    return text !== null && sameTest(parseManifest(text), committed.manifest)
+  } catch {
+    return false // not YAML any more: not this manifest
   }
 }
 
@@ -93,24 +122,32 @@ function pullRequestBody(input: PullRequestInput): string {
   return lines.join('\n')
 }
 
+/** The time limit of turning auto-merge off, which runs after a cancel too. */
+export const AUTO_MERGE_OFF_MS = 2500
+
+export interface MergeFacts {
+  pullRequest: OpenedPullRequest
+  /** auto: the gate turned auto-merge off again (a timeout, a foreign change). */
+  autoMergeOff?: boolean
+}
+
 export async function mergeGatePullRequest(
   input: PullRequestInput & { pullRequest: OpenedPullRequest },
   context: StepContext
-): Promise<StepResult<Merged, { pullRequest: OpenedPullRequest }>> {
+): Promise<StepResult<Merged, MergeFacts>> {
   const { gitops, pullRequest } = input
-  const facts = { pullRequest }
   const deadline = context.now() + gitops.mergeTimeoutSeconds * 1000
+  let asked = false
   try {
     if (!pullRequest.merged) {
+      await guardGateBranch(guardInput(input, pullRequest.headSha, context))
+      asked = gitops.merge === 'auto'
       await requestMerge({
-        octokit: input.octokit,
-        owner: gitops.owner,
-        repo: gitops.repo,
+        ...callOf(input, context),
         pullRequest,
         strategy: gitops.merge,
         method: gitops.mergeMethod,
-        deadline,
-        signal: context.signal
+        deadline
       })
       if (gitops.merge === 'manual')
         context.log.info(
@@ -118,26 +155,106 @@ export async function mergeGatePullRequest(
         )
     }
     const merged = await waitForMerge({
-      octokit: input.octokit,
-      owner: gitops.owner,
-      repo: gitops.repo,
+      ...callOf(input, context),
       number: pullRequest.number,
       deadline,
-      signal: context.signal
+      ...(pullRequest.merged ? {} : { expectedHeadSha: pullRequest.headSha })
     })
+    if (!pullRequest.merged && merged.headSha !== pullRequest.headSha)
+      throw new ForeignChangeError(input.committed.branch, `commit ${merged.headSha}`, true)
     return succeeded(
       { mergeCommitSha: merged.mergeCommitSha },
       `merged #${pullRequest.number} (${gitops.merge})`
     )
   } catch (error) {
-    if (context.signal.aborted) throw error
-    const timedOut = error instanceof MergeTimeoutError
-    return failed('pull-request', messageOf(error), {
-      status: timedOut ? 'timed out' : 'failed',
+    return mergeFailed(input, context, asked, error)
+  }
+}
+
+async function mergeFailed(
+  input: PullRequestInput & { pullRequest: OpenedPullRequest },
+  context: StepContext,
+  autoMergeAsked: boolean,
+  error: unknown
+): Promise<StepResult<never, MergeFacts>> {
+  const { pullRequest } = input
+  const foreign = await asForeign(input, context, error)
+  const timedOut = error instanceof MergeTimeoutError
+  // Nothing may merge once no run watches: after a timeout, a cancel or a foreign change.
+  let autoMergeOff: boolean | undefined
+  if (autoMergeAsked && (timedOut || foreign || context.signal.aborted)) {
+    autoMergeOff = await disableAutoMerge(
+      { ...callOf(input, context), nodeId: pullRequest.nodeId },
+      AUTO_MERGE_OFF_MS
+    )
+    context.log.info(
+      autoMergeOff
+        ? `Turned auto-merge off on ${pullRequest.url}: nothing merges while no run watches.`
+        : `Could not turn auto-merge off on ${pullRequest.url}: turn it off by hand.`
+    )
+  }
+  if (context.signal.aborted) throw error
+  const facts = { pullRequest, ...(autoMergeOff === undefined ? {} : { autoMergeOff }) }
+  if (foreign)
+    return failed('foreign-change', foreign.message, {
       facts,
-      advice: timedOut
-        ? [`Merge ${pullRequest.url}, or raise merge-timeout-seconds; the pull request stays open.`]
-        : [`Look at ${pullRequest.url}: its checks, reviews and merge settings.`]
+      advice: [
+        `Look at who pushed to ${input.committed.branch}, then delete that branch and re-run: the gate writes it anew.`
+      ]
     })
+  const off = autoMergeOff ? 'Auto-merge is off again; ' : ''
+  return failed('pull-request', messageOf(error), {
+    status: timedOut ? 'timed out' : 'failed',
+    facts,
+    advice: timedOut
+      ? [
+          `${off}merge ${pullRequest.url}, or raise merge-timeout-seconds; the pull request stays open.`
+        ]
+      : [`Look at ${pullRequest.url}: its checks, reviews and merge settings.`]
+  })
+}
+
+/** A foreign change, found by the gate or by GitHub (its head moved), named by the compare. */
+async function asForeign(
+  input: PullRequestInput & { pullRequest: OpenedPullRequest },
+  context: StepContext,
+  error: unknown
+): Promise<ForeignChangeError | null> {
+  if (error instanceof ForeignChangeError) return error
+  if (!(error instanceof MergeRefusedError) || error.kind !== 'head-moved') return null
+  if (context.signal.aborted) return null
+  try {
+    await guardGateBranch(guardInput(input, input.committed.branch, context))
+  } catch (found) {
+    if (found instanceof ForeignChangeError) return found
+  }
+  return new ForeignChangeError(
+    input.committed.branch,
+    `its head moved while the gate merged (GitHub: ${JSON.stringify(error.githubReason)})`
+  )
+}
+
+function callOf(input: PullRequestInput, context: StepContext) {
+  const { gitops } = input
+  return { octokit: input.octokit, owner: gitops.owner, repo: gitops.repo, signal: context.signal }
+}
+
+function guardInput(
+  input: PullRequestInput & { pullRequest: OpenedPullRequest },
+  head: string,
+  context: StepContext
+) {
+  const { committed, pullRequest } = input
+  return {
+    ...callOf(input, context),
+    base: input.preflight.branch,
+    branch: committed.branch,
+    headSha: head,
+    gate: {
+      manifestPath: committed.manifestPath,
+      removals: committed.removals ?? committed.pruned,
+      ownCommitSha: committed.commitSha,
+      gateLogin: pullRequest.author
+    }
   }
 }

@@ -14,6 +14,7 @@ export const FAILURE_KINDS = [
   'locate',
   'commit',
   'pull-request',
+  'foreign-change',
   'sync-timeout',
   'test-failed',
   'wait-timeout',

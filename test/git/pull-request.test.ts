@@ -92,6 +92,7 @@ describe('openPullRequest', () => {
       url: `${sandbox.serverUrl}/${OWNER}/${repo}/pull/1`,
       nodeId: expect.stringMatching(/^PR_/),
       headSha: sandbox.branchHead(OWNER, repo, BRANCH),
+      author: 'github-actions[bot]',
       state: 'open',
       merged: false,
       reused: false
@@ -171,7 +172,7 @@ describe('openPullRequest', () => {
 
 function merge(
   repo: string,
-  pr: { number: number; nodeId: string; headSha?: string },
+  pr: { number: number; nodeId: string; headSha: string },
   strategy: 'auto' | 'immediate' | 'manual',
   options: {
     method?: 'merge' | 'squash' | 'rebase'
@@ -280,6 +281,8 @@ describe('requestMerge: auto', () => {
     sandbox.writeFile(OWNER, repo, BRANCH, 'foreign.txt', 'x\n')
     const refused = await failure(merge(repo, pr, 'auto'))
     expect(refused).toBeInstanceOf(MergeRefusedError)
+    // Decided by the head GitHub shows, not by the sentence.
+    expect(refused.kind).toBe('head-moved')
     expect(refused.githubReason).toBe(
       'Pull request Head branch was modified. Review and try the merge again.'
     )
@@ -416,11 +419,31 @@ describe('waitForMerge', () => {
       number: pr.number,
       url: pr.url,
       mergeCommitSha: sandbox.branchHead(OWNER, repo, 'main'),
-      mergedBy: 'alice'
+      mergedBy: 'alice',
+      headSha: pr.headSha
     })
     const reads = countsOf(repo).reads
     expect(reads.some((r) => r.status === 304)).toBe(true)
     expect(reads.slice(1).every((r) => typeof r.headers?.['if-none-match'] === 'string')).toBe(true)
+  })
+
+  it('a push to the branch while auto-merge is on fails the wait as head-moved, unmerged', async () => {
+    const repo = repoWithBranch({ allowAutoMerge: true })
+    sandbox.addRuleset(OWNER, repo, { requirePullRequest: { requiredApprovingReviewCount: 1 } })
+    const pr = await open(repo)
+    expect(await merge(repo, pr, 'auto')).toEqual({ kind: 'auto-merge-enabled' })
+    setTimeout(() => sandbox.writeFile(OWNER, repo, BRANCH, 'foreign.txt', 'x\n'), 100)
+    const waiting = waitForMerge({
+      octokit: octokit(),
+      owner: OWNER,
+      repo,
+      number: pr.number,
+      deadline: soon(10_000),
+      pollMs: 20,
+      expectedHeadSha: pr.headSha
+    })
+    await expect(waiting).rejects.toMatchObject({ name: 'MergeRefusedError', kind: 'head-moved' })
+    expect(sandbox.pullRequest(OWNER, repo, pr.number)!.merged).toBe(false)
   })
 
   it('a pull request closed without merge fails the wait and names who closed it', async () => {

@@ -143,5 +143,25 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
         'the message leaves out the name'
       ]
     ])
+  },
+  {
+    name: 'branchGuard',
+    tests: ['test/unit/branch-guard.test.ts'],
+    mutations: mutationsOf('src/gitops/branch-guard.ts', [
+      [
+        'changes.totalCommits > changes.commits.length',
+        'changes.totalCommits >= changes.commits.length',
+        'every listing counts as cut'
+      ],
+      ['(own === -1 || index < own) &&', '(own === -1 || index !== own) &&', 'marker after ours'],
+      ['commit.login === gate.gateLogin &&', 'commit.login !== null &&', 'any account'],
+      ['commit.message.includes(GATE_COMMIT_MARKER)', "commit.message !== ''", 'no marker needed'],
+      ["? file.status === 'removed'", '? false', 'the manifest may be removed'],
+      [
+        ": !(removals.has(file.path) && file.status === 'removed')",
+        ': !removals.has(file.path)',
+        'a removal path may be modified'
+      ]
+    ])
   }
 ]

@@ -9,9 +9,11 @@ import {
   mergeAnswerDecision,
   mergeReadiness,
   MergeRefusedError,
+  mergedIsDone,
   MergeTimeoutError,
   pullRequestState
 } from '../../src/gitops/pull-request-state.js'
+import { isSpent } from '../../src/gitops/spent-branch.js'
 
 const AT = '2025-01-01T00:00:00Z'
 
@@ -190,5 +192,27 @@ describe('errors', () => {
     // One line, GitHub's text quoted as a string.
     expect(error.message).toContain('"Repository rule violations found Something \\"quoted\\"."')
     expect(error.message).not.toContain('\n')
+  })
+})
+
+describe('mergedIsDone', () => {
+  it.each([
+    ['merged, the tip, the manifest on the base', true, 'tip', true, true],
+    ['merged, but the manifest left the base', true, 'tip', false, false],
+    ['merged an older head of the branch', true, 'older', true, false],
+    ['not merged', false, 'tip', true, false]
+  ])('%s', (_, merged, headSha, onBase, done) => {
+    expect(mergedIsDone({ merged, headSha }, 'tip', onBase)).toBe(done)
+  })
+})
+
+describe('isSpent', () => {
+  it.each([
+    ['behind', true],
+    ['identical', false],
+    ['ahead', false],
+    ['diverged', false]
+  ])('%s', (status, spent) => {
+    expect(isSpent(status)).toBe(spent)
   })
 })

@@ -13,7 +13,13 @@ import {
 import { listManifestFiles } from '../gitops/manifests.js'
 import { readFileAt } from '../gitops/read-file.js'
 import type { GitOpsOctokit } from '../gitops/octokit.js'
-import { isGateManifestFor, selectPrunable } from '../gitops/prune.js'
+import {
+  type DroppedRemoval,
+  droppedRemovalText,
+  isGateManifestFor,
+  type JudgedRemoval,
+  selectPrunable
+} from '../gitops/prune.js'
 import {
   buildTestManifest,
   manifestPathOf,
@@ -36,6 +42,8 @@ export interface Committed {
   commitSha: string
   commitUrl: string
   pruned: string[]
+  /** keep-tests removals left out because the file at the path changed (or went) meanwhile. */
+  prunedDropped: DroppedRemoval[]
   /** Pull-request mode: gitops-branch already holds this manifest, so no pull request is needed. */
   onBase: boolean
 }
@@ -72,6 +80,7 @@ export async function commitManifest(
           commitSha: '',
           commitUrl: '',
           pruned: [],
+          prunedDropped: [],
           onBase: true
         },
         `${manifestPath} is already on ${gitops.owner}/${gitops.repo}@${preflight.branch}; no pull request needed`
@@ -89,8 +98,14 @@ export async function commitManifest(
       },
       deletions,
       message: commitMessage(input, manifestPath),
-      signal: context.signal
+      signal: context.signal,
+      // guess: the sync-timeout also bounds the race for the branch, the wait that follows it.
+      now: () => context.now(),
+      deadline: context.now() + settings.test.syncTimeoutSeconds * 1000
     })
+    for (const dropped of outcome.dropped) context.log.warning(droppedRemovalText(dropped))
+    if (outcome.lostRaces > 0)
+      context.log.info(`another writer moved the branch first ${outcome.lostRaces} times`)
     return committed(input, manifest, manifestPath, outcome)
   } catch (error) {
     if (context.signal.aborted) throw error
@@ -138,8 +153,10 @@ function committed(
 ): StepResult<Committed> {
   const { gitops } = input.settings
   const where = `${gitops.owner}/${gitops.repo}@${outcome.branch}`
+  const kept = outcome.dropped.filter((d) => d.reason === 'replaced').length
   const pruned =
-    outcome.deleted.length > 0 ? `; removed ${outcome.deleted.length} older test manifests` : ''
+    (outcome.deleted.length > 0 ? `; removed ${outcome.deleted.length} older test manifests` : '') +
+    (kept > 0 ? `; kept ${kept} that changed since keep-tests chose them` : '')
   return succeeded(
     {
       manifest,
@@ -148,6 +165,7 @@ function committed(
       commitSha: outcome.commitSha,
       commitUrl: outcome.commitUrl,
       pruned: outcome.deleted,
+      prunedDropped: outcome.dropped,
       onBase: gitops.mode !== 'pull-request'
     },
     outcome.status === 'created'
@@ -181,9 +199,9 @@ async function prunable(
   input: CommitInput,
   thisRunPath: string,
   context: StepContext
-): Promise<string[]> {
+): Promise<JudgedRemoval[]> {
   const { settings, preflight, pushed } = input
-  const files = await listManifestFiles({
+  const { files, cut } = await listManifestFiles({
     octokit: input.octokit,
     owner: settings.gitops.owner,
     repo: settings.gitops.repo,
@@ -191,6 +209,8 @@ async function prunable(
     folder: settings.gitops.path,
     signal: context.signal
   })
+  if (cut) context.log.warning(`keep-tests saw only part of ${settings.gitops.path}: ${cut}`)
+  const blobOf = new Map(files.map((file) => [file.path, file.sha]))
   const candidates = []
   for (const file of files) {
     let parsed: CoderTemplateTest | null = null
@@ -212,10 +232,11 @@ async function prunable(
       : null
     candidates.push({ path: file.path, versionName, createdAt: version?.created_at ?? null })
   }
-  return selectPrunable({
+  const paths = selectPrunable({
     candidates,
     keep: settings.gitops.keepTests,
     activeVersionName: preflight.startingActive?.name ?? null,
     thisRunPath
   })
+  return paths.map((path) => ({ path, blobSha: blobOf.get(path) ?? '' }))
 }

@@ -12,6 +12,7 @@ import {
 import { type DroppedRemoval, type JudgedRemoval, removalsAtHead } from './prune.js'
 import { nextRaceAttempt } from './race-backoff.js'
 import { readBlobAt } from './read-file.js'
+import { CHECKED_WRITE_ATTEMPTS, mayHaveStored, withoutBlindRetry } from './resend.js'
 
 const TOKEN = { input: 'gitops-token', needs: '`contents: write`' }
 
@@ -127,11 +128,11 @@ async function commitOnce(
     atHead.set(path, (await readBlobAt({ ...input, ref: head, path }))?.sha ?? null)
   const { remove, dropped } = removalsAtHead(input.deletions, atHead)
   if (existing !== undefined && remove.length === 0) {
-    if (creating) await writeRef(input, branch, head, true)
+    if (creating) await writeRef(input, branch, head, null)
     return { status: 'unchanged', commitSha: '', commitUrl: '', branch, deleted: [], dropped }
   }
   const commit = await writeCommit(input, head, existing === undefined, remove)
-  await writeRef(input, branch, commit.sha, creating)
+  await writeRef(input, branch, commit.sha, creating ? null : head)
   return {
     status: 'created',
     commitSha: commit.sha,
@@ -197,40 +198,60 @@ async function headOf(input: CommitChangeInput, branch: string): Promise<string 
   }
 }
 
+/**
+ * Moves (from = its head) or creates (from = null) the branch, never forced. The retry plugin's blind
+ * re-send is off: after a lost answer the branch itself tells whether the write happened.
+ */
 async function writeRef(
   input: CommitChangeInput,
   branch: string,
   sha: string,
-  create: boolean
+  from: string | null
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await sendRef(input, branch, sha, from)
+    } catch (error) {
+      if (input.signal?.aborted || attempt >= CHECKED_WRITE_ATTEMPTS || !mayHaveStored(error))
+        return refused(input, branch, error)
+      await (input.pause ?? pauseFor)(200 * attempt, input.signal)
+      const now = await headOf(input, branch)
+      if (now === sha) return
+      // Moved by another writer: a lost race. Still at `from`: the write did not happen, send again.
+      if (now !== from) throw new ConcurrentWrite(`branch ${branch} moved`)
+    }
+  }
+}
+
+async function sendRef(
+  input: CommitChangeInput,
+  branch: string,
+  sha: string,
+  from: string | null
 ): Promise<void> {
   const { octokit, owner, repo } = input
-  try {
-    if (create)
-      await octokit.rest.git.createRef({
-        owner,
-        repo,
-        ref: `refs/heads/${branch}`,
-        sha,
-        request: requestOptions(input)
-      })
-    else
-      await octokit.rest.git.updateRef({
-        owner,
-        repo,
-        ref: `heads/${branch}`,
-        sha,
-        force: false,
-        request: requestOptions(input)
-      })
-  } catch (error) {
-    const answer = githubError(error)
-    // Protection first: its texts may come with 409 too, which must not be retried as a race.
-    if (answer && isProtection(answer.status, answer.message))
-      throw new BranchProtectedError(`${owner}/${repo}`, branch, answer.message)
-    if (answer && isConcurrentWrite(answer.status, answer.message))
-      throw new ConcurrentWrite(answer.message)
-    await githubCall(input, TOKEN, `updating branch ${branch}`, () => Promise.reject(error))
-  }
+  const request = withoutBlindRetry(requestOptions(input))
+  if (from === null)
+    await octokit.rest.git.createRef({ owner, repo, ref: `refs/heads/${branch}`, sha, request })
+  else
+    await octokit.rest.git.updateRef({
+      owner,
+      repo,
+      ref: `heads/${branch}`,
+      sha,
+      force: false,
+      request
+    })
+}
+
+async function refused(input: CommitChangeInput, branch: string, error: unknown): Promise<never> {
+  const answer = githubError(error)
+  // Protection first: its texts may come with 409 too, which must not be retried as a race.
+  if (answer && isProtection(answer.status, answer.message))
+    throw new BranchProtectedError(`${input.owner}/${input.repo}`, branch, answer.message)
+  if (answer && isConcurrentWrite(answer.status, answer.message))
+    throw new ConcurrentWrite(answer.message)
+  return githubCall(input, TOKEN, `updating branch ${branch}`, () => Promise.reject(error))
 }
 
 /**

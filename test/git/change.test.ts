@@ -3,6 +3,7 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
 import { createHash } from 'node:crypto'
 import { getOctokit } from '@actions/github'
+import { retry } from '@octokit/plugin-retry'
 import {
   BranchProtectedError,
   type CommitChangeInput,
@@ -92,6 +93,10 @@ async function duringRefUpdates(repo: string, onRefUpdate: () => void, body: () 
   })
   await body().finally(() => stop())
 }
+
+/** With the retry plugin, whose blind re-send after a 5xx a write must not get. */
+const retrying = () =>
+  getOctokit(sandbox.token, { baseUrl: sandbox.url, retry: { retryAfterBaseValue: 1 } }, retry)
 
 /** A clock that only the injected pause moves, and random() = 0.5: tests take no real time. */
 function fakeClock() {
@@ -368,6 +373,53 @@ describe('commitChange', () => {
       await expect(change(repo, clock.options)).rejects.toBeInstanceOf(BranchProtectedError)
       expect(refUpdates(repo).map((r) => r.status)).toEqual([422, 422, 422])
     })
+  })
+
+  it('a ref update answered 502 after it was stored is not sent again: the branch tells', async () => {
+    const repo = newRepo()
+    const gitops = retrying()
+    sandbox.failAfterStoring(
+      1,
+      (method, path) => method === 'PATCH' && path.includes(`/${repo}/git/refs/`)
+    )
+    const outcome = await change(repo, { octokit: gitops, ...fakeClock().options })
+    expect(outcome).toMatchObject({ status: 'created', lostRaces: 0 })
+    expect(outcome.commitSha).toBe(sandbox.branchHead(OWNER, repo, 'main'))
+    expect(refUpdates(repo).map((r) => r.status)).toEqual([502])
+  })
+
+  it('a ref update answered 502 before it was stored is sent again, still compare-and-set', async () => {
+    const repo = newRepo()
+    const gitops = retrying()
+    let failed = 0
+    const fail = () => {
+      if (!failed++) throw new HttpFailure(502, 'Server Error', DOCS.rest)
+    }
+    await duringRefUpdates(repo, fail, async () => {
+      const outcome = await change(repo, { octokit: gitops, ...fakeClock().options })
+      expect(outcome).toMatchObject({ status: 'created', lostRaces: 0 })
+      expect(refUpdates(repo).map((r) => r.status)).toEqual([502, 200])
+      expect(sandbox.commits(OWNER, repo, 'main').at(-1)!.sha).toBe(outcome.commitSha)
+    })
+  })
+
+  it('a new branch whose create was answered 502 after it was stored counts as created', async () => {
+    const repo = newRepo()
+    const gitops = retrying()
+    sandbox.failAfterStoring(
+      1,
+      (method, path) => method === 'POST' && path.endsWith(`/${repo}/git/refs`)
+    )
+    const outcome = await change(repo, {
+      octokit: gitops,
+      branch: 'coder-template-gate/docker-v2',
+      baseBranch: 'main',
+      ...fakeClock().options
+    })
+    expect(outcome).toMatchObject({ status: 'created', lostRaces: 0 })
+    expect(sandbox.branchHead(OWNER, repo, 'coder-template-gate/docker-v2')).toBe(outcome.commitSha)
+    const creates = requestsOf(repo, 'POST').filter((r) => r.path.endsWith('/git/refs'))
+    expect(creates.map((r) => r.status)).toEqual([502])
   })
 
   it('a request with no answer fails after requestTimeoutMs; a cancel stays the cancel', async () => {

@@ -72,6 +72,8 @@ export interface RunReport {
   pullRequestNumber: string
   pullRequestUrl: string
   prunedManifests: string[]
+  /** keep-tests removals left out at commit time: another file was at the path by then. */
+  prunedKept: string[]
   phase: string
   reason: string
   message: string
@@ -132,6 +134,7 @@ export function emptyReport(startedAt: number): RunReport {
     pullRequestNumber: '',
     pullRequestUrl: '',
     prunedManifests: [],
+    prunedKept: [],
     phase: '',
     reason: '',
     message: '',

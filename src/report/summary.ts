@@ -162,6 +162,10 @@ function facts(report: RunReport): [string, string][] {
       report.pullRequestUrl ? link(report.pullRequestUrl, `#${report.pullRequestNumber}`) : ''
     ],
     ['Removed by keep-tests', report.prunedManifests.map((path) => code(path)).join(', ')],
+    [
+      'Kept by keep-tests (changed after it chose them)',
+      report.prunedKept.map((path) => code(path)).join(', ')
+    ],
     ['Inspect the test', report.testLookedFor ? code(report.inspectCommand) : ''],
     ['Workflow run', report.runUrl ? link(report.runUrl, report.runLabel || report.runUrl) : '']
   ]

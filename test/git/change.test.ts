@@ -422,6 +422,35 @@ describe('commitChange', () => {
     expect(creates.map((r) => r.status)).toEqual([502])
   })
 
+  it('twelve writers racing for one branch all land, each on a re-read head, none forced', async () => {
+    const repo = newRepo()
+    const writers = Array.from({ length: 12 }, (_, i) => `${DIR}/docker-w${i}.yaml`)
+    // Real pauses, shortened 20 times, so that the writers interleave without a real backoff.
+    const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms / 20))
+    const outcomes = await Promise.all(
+      writers.map((path) =>
+        commitChange({
+          octokit,
+          owner: OWNER,
+          repo,
+          branch: 'main',
+          manifest: { path, content: `${path}\n`, isSame: () => true },
+          deletions: [],
+          message: `write ${path}`,
+          pause
+        })
+      )
+    )
+    expect(outcomes.map((o) => o.status)).toEqual(writers.map(() => 'created'))
+    for (const path of writers)
+      expect(sandbox.readFile(OWNER, repo, 'main', path)).toBe(`${path}\n`)
+    // One commit each on a linear history: every lost race was built again on the new head.
+    expect(sandbox.commits(OWNER, repo, 'main')).toHaveLength(1 + writers.length)
+    const lost = outcomes.reduce((sum, o) => sum + o.lostRaces, 0)
+    expect(lost).toBe(refUpdates(repo).filter((r) => r.status === 422).length)
+    expect(refUpdates(repo).every((r) => !String(r.body).includes('"force":true'))).toBe(true)
+  })
+
   it('a request with no answer fails after requestTimeoutMs; a cancel stays the cancel', async () => {
     const repo = newRepo()
     // createGitOpsOctokit: its abort hook turns the time limit into a TimeoutError.

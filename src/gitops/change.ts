@@ -9,6 +9,10 @@ import {
   pauseFor,
   requestOptions
 } from './github-call.js'
+import { type DroppedRemoval, type JudgedRemoval, removalsAtHead } from './prune.js'
+import { nextRaceAttempt } from './race-backoff.js'
+import { readBlobAt } from './read-file.js'
+import { CHECKED_WRITE_ATTEMPTS, mayHaveStored, withoutBlindRetry } from './resend.js'
 
 const TOKEN = { input: 'gitops-token', needs: '`contents: write`' }
 
@@ -18,11 +22,15 @@ export interface CommitChangeInput extends GitHubCall {
   /** Pull-request mode: create `branch` from the head of this branch when it does not exist. */
   baseBranch?: string
   manifest: { path: string; content: string; isSame(existing: string): boolean }
-  /** Paths to remove in the same commit; absent ones are ignored. */
-  deletions: string[]
+  /** Files to remove in the same commit, each only while the judged blob is still at its path. */
+  deletions: JudgedRemoval[]
   message: string
-  /** Attempts against concurrent writers. Default 5. */
-  maxAttempts?: number
+  /** Lost races are retried until this time (on `now`'s clock). Default: 10 minutes from the start. */
+  deadline?: number
+  /** The clock and the pause between attempts, injected so that tests take no real time. */
+  now?: () => number
+  pause?: (ms: number, signal: AbortSignal | undefined) => Promise<void>
+  random?: () => number
 }
 
 export interface CommitOutcome {
@@ -32,6 +40,10 @@ export interface CommitOutcome {
   commitUrl: string
   branch: string
   deleted: string[]
+  /** Removals left out at the head committed onto, and why. */
+  dropped: DroppedRemoval[]
+  /** How often another writer moved the branch first. */
+  lostRaces: number
 }
 
 /** The file exists with other content: the spec is immutable, a new version needs a new name. */
@@ -57,29 +69,34 @@ export class BranchProtectedError extends Error {
 
 export async function commitChange(input: CommitChangeInput): Promise<CommitOutcome> {
   const branch = input.branch || (await defaultBranch(input))
-  const attempts = Math.max(1, input.maxAttempts ?? 5)
-  for (let attempt = 1; ; attempt++) {
+  const now = input.now ?? Date.now
+  const pause = input.pause ?? pauseFor
+  const deadline = input.deadline ?? now() + DEFAULT_RACE_WINDOW_MS
+  for (let lostRaces = 0; ;) {
     input.signal?.throwIfAborted()
     try {
-      return await commitOnce(input, branch)
+      return { ...(await commitOnce(input, branch)), lostRaces }
     } catch (error) {
-      if (!(error instanceof ConcurrentWrite) || attempt >= attempts)
-        throw unwrap(error, input, branch)
-      // A concurrent writer moved the branch: re-read and build the commit again.
-      // pauseFor: a cancel during the pause rejects with the signal's reason, as everywhere else.
-      await pauseFor(200 * attempt + Math.random() * 200, input.signal)
+      if (!(error instanceof ConcurrentWrite)) throw error
+      lostRaces += 1
+      // Another writer moved the branch: pause, re-read the head and build the commit again.
+      // Never forced; a protection refusal is not a ConcurrentWrite and fails at once.
+      const wait = nextRaceAttempt(lostRaces, (input.random ?? Math.random)(), now(), deadline)
+      if (wait === null) throw keptMoving(input, branch, lostRaces)
+      // A cancel during the pause rejects with the signal's reason, as everywhere else.
+      await pause(wait, input.signal)
     }
   }
 }
 
+const DEFAULT_RACE_WINDOW_MS = 600_000
+
 class ConcurrentWrite extends Error {}
 
-function unwrap(error: unknown, input: CommitChangeInput, branch: string): unknown {
-  if (error instanceof ConcurrentWrite)
-    return new Error(
-      `Branch ${branch} of ${input.owner}/${input.repo} kept moving while the gate committed to it; run the job again.`
-    )
-  return error
+function keptMoving(input: CommitChangeInput, branch: string, lostRaces: number): Error {
+  return new Error(
+    `Branch ${branch} of ${input.owner}/${input.repo} kept moving while the gate committed to it (${lostRaces} writes of others came first, until the deadline); run the job again.`
+  )
 }
 
 async function defaultBranch(input: CommitChangeInput): Promise<string> {
@@ -89,7 +106,10 @@ async function defaultBranch(input: CommitChangeInput): Promise<string> {
   return data.default_branch
 }
 
-async function commitOnce(input: CommitChangeInput, branch: string): Promise<CommitOutcome> {
+async function commitOnce(
+  input: CommitChangeInput,
+  branch: string
+): Promise<Omit<CommitOutcome, 'lostRaces'>> {
   const repository = `${input.owner}/${input.repo}`
   let head = await headOf(input, branch)
   const creating = head === null
@@ -99,31 +119,27 @@ async function commitOnce(input: CommitChangeInput, branch: string): Promise<Com
     if (head === null)
       throw new Error(`Branch ${input.baseBranch} does not exist in ${repository}.`)
   }
-  const existing = await readBlob(input, head, input.manifest.path)
-  if (existing !== null && !input.manifest.isSame(existing))
+  const existing = (await readBlobAt({ ...input, ref: head, path: input.manifest.path }))?.content
+  if (existing !== undefined && !input.manifest.isSame(existing))
     throw new ManifestConflictError(repository, branch, input.manifest.path)
-  const present = []
-  for (const path of input.deletions)
-    if ((await readBlob(input, head, path)) !== null) present.push(path)
-  const unchanged = {
-    status: 'unchanged' as const,
-    commitSha: '',
-    commitUrl: '',
-    branch,
-    deleted: []
+  // keep-tests decided on one listing; what is removed is decided again at this head.
+  const atHead = new Map<string, string | null>()
+  for (const { path } of input.deletions)
+    atHead.set(path, (await readBlobAt({ ...input, ref: head, path }))?.sha ?? null)
+  const { remove, dropped } = removalsAtHead(input.deletions, atHead)
+  if (existing !== undefined && remove.length === 0) {
+    if (creating) await writeRef(input, branch, head, null)
+    return { status: 'unchanged', commitSha: '', commitUrl: '', branch, deleted: [], dropped }
   }
-  if (existing !== null && present.length === 0) {
-    if (creating) await writeRef(input, branch, head, true)
-    return unchanged
-  }
-  const commit = await writeCommit(input, head, existing === null, present)
-  await writeRef(input, branch, commit.sha, creating)
+  const commit = await writeCommit(input, head, existing === undefined, remove)
+  await writeRef(input, branch, commit.sha, creating ? null : head)
   return {
     status: 'created',
     commitSha: commit.sha,
     commitUrl: commit.html_url,
     branch,
-    deleted: present
+    deleted: remove,
+    dropped
   }
 }
 
@@ -182,62 +198,60 @@ async function headOf(input: CommitChangeInput, branch: string): Promise<string 
   }
 }
 
-async function readBlob(
-  input: CommitChangeInput,
-  ref: string,
-  path: string
-): Promise<string | null> {
-  try {
-    const { data } = await input.octokit.rest.repos.getContent({
-      owner: input.owner,
-      repo: input.repo,
-      path,
-      ref,
-      request: requestOptions(input)
-    })
-    const file = data as { type?: string; content?: string }
-    if (Array.isArray(data) || file.type !== 'file' || typeof file.content !== 'string') return null
-    return Buffer.from(file.content, 'base64').toString('utf8')
-  } catch (error) {
-    if (githubError(error)?.status === 404) return null
-    return githubCall(input, TOKEN, `reading ${path}`, () => Promise.reject(error))
-  }
-}
-
+/**
+ * Moves (from = its head) or creates (from = null) the branch, never forced. The retry plugin's blind
+ * re-send is off: after a lost answer the branch itself tells whether the write happened.
+ */
 async function writeRef(
   input: CommitChangeInput,
   branch: string,
   sha: string,
-  create: boolean
+  from: string | null
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await sendRef(input, branch, sha, from)
+    } catch (error) {
+      if (input.signal?.aborted || attempt >= CHECKED_WRITE_ATTEMPTS || !mayHaveStored(error))
+        return refused(input, branch, error)
+      await (input.pause ?? pauseFor)(200 * attempt, input.signal)
+      const now = await headOf(input, branch)
+      if (now === sha) return
+      // Moved by another writer: a lost race. Still at `from`: the write did not happen, send again.
+      if (now !== from) throw new ConcurrentWrite(`branch ${branch} moved`)
+    }
+  }
+}
+
+async function sendRef(
+  input: CommitChangeInput,
+  branch: string,
+  sha: string,
+  from: string | null
 ): Promise<void> {
   const { octokit, owner, repo } = input
-  try {
-    if (create)
-      await octokit.rest.git.createRef({
-        owner,
-        repo,
-        ref: `refs/heads/${branch}`,
-        sha,
-        request: requestOptions(input)
-      })
-    else
-      await octokit.rest.git.updateRef({
-        owner,
-        repo,
-        ref: `heads/${branch}`,
-        sha,
-        force: false,
-        request: requestOptions(input)
-      })
-  } catch (error) {
-    const answer = githubError(error)
-    // Protection first: its texts may come with 409 too, which must not be retried as a race.
-    if (answer && isProtection(answer.status, answer.message))
-      throw new BranchProtectedError(`${owner}/${repo}`, branch, answer.message)
-    if (answer && isConcurrentWrite(answer.status, answer.message))
-      throw new ConcurrentWrite(answer.message)
-    await githubCall(input, TOKEN, `updating branch ${branch}`, () => Promise.reject(error))
-  }
+  const request = withoutBlindRetry(requestOptions(input))
+  if (from === null)
+    await octokit.rest.git.createRef({ owner, repo, ref: `refs/heads/${branch}`, sha, request })
+  else
+    await octokit.rest.git.updateRef({
+      owner,
+      repo,
+      ref: `heads/${branch}`,
+      sha,
+      force: false,
+      request
+    })
+}
+
+async function refused(input: CommitChangeInput, branch: string, error: unknown): Promise<never> {
+  const answer = githubError(error)
+  // Protection first: its texts may come with 409 too, which must not be retried as a race.
+  if (answer && isProtection(answer.status, answer.message))
+    throw new BranchProtectedError(`${input.owner}/${input.repo}`, branch, answer.message)
+  if (answer && isConcurrentWrite(answer.status, answer.message))
+    throw new ConcurrentWrite(answer.message)
+  return githubCall(input, TOKEN, `updating branch ${branch}`, () => Promise.reject(error))
 }
 
 /**

@@ -1,6 +1,7 @@
-// The files directly in one folder of the GitOps repository, with their text: what keep-tests
-// chooses from. One tree read and one blob read per YAML file, bounded.
-import { type GitHubCall, githubCall } from './github-call.js'
+// The files directly in one folder of the GitOps repository, with their text and blob SHA: what
+// keep-tests chooses from. The folder's own tree is read (one non-recursive read per path segment),
+// not the whole repository's, and a listing that was cut is said, never silent.
+import { type GitHubCall, githubCall, repoOf } from './github-call.js'
 
 const TOKEN = { input: 'gitops-token', needs: '`contents: read`' }
 /** More files than this in the folder: only the first ones are considered (and said so). */
@@ -11,35 +12,63 @@ export interface ManifestFilesInput extends GitHubCall {
   folder: string
 }
 
-export async function listManifestFiles(
-  input: ManifestFilesInput
-): Promise<{ path: string; content: string }[]> {
-  const { octokit, owner, repo } = input
-  let entries: { path?: string; type?: string; sha?: string }[]
-  try {
-    // One recursive read of the branch's tree; the folder's own files are picked from it.
-    const { data } = await octokit.rest.git.getTree({
-      owner,
-      repo,
-      tree_sha: input.ref,
-      recursive: 'true',
-      request: { signal: input.signal }
-    })
-    entries = data.tree
-  } catch (error) {
-    return githubCall(input, TOKEN, `listing ${input.folder || '/'}`, () => Promise.reject(error))
-  }
-  const prefix = input.folder ? `${input.folder.replace(/\/+$/, '')}/` : ''
-  const files = entries
-    .filter((e) => e.type === 'blob' && e.sha && e.path?.startsWith(prefix))
-    .filter((e) => /^[^/]+\.ya?ml$/.test(e.path!.slice(prefix.length)))
-    .slice(0, MAX_MANIFEST_FILES)
-  const out = []
-  for (const file of files) {
-    const { data } = await githubCall(input, TOKEN, `reading ${file.path}`, (request) =>
-      octokit.rest.git.getBlob({ owner, repo, file_sha: file.sha!, request })
+export interface ManifestFile {
+  path: string
+  content: string
+  /** The blob SHA the content was read from. */
+  sha: string
+}
+
+export interface ManifestListing {
+  files: ManifestFile[]
+  /** Why the listing is not complete (GitHub cut the tree, or more than MAX_MANIFEST_FILES); '' when whole. */
+  cut: string
+}
+
+type TreeEntry = { path?: string; type?: string; sha?: string }
+
+export async function listManifestFiles(input: ManifestFilesInput): Promise<ManifestListing> {
+  const folder = input.folder.replace(/^\/+|\/+$/g, '')
+  const tree = await folderTree(input, folder)
+  if (!tree) return { files: [], cut: '' }
+  const yaml = tree.entries.filter(
+    (e) => e.type === 'blob' && e.sha && /^[^/]+\.ya?ml$/.test(e.path ?? '')
+  )
+  const cuts = []
+  // GitHub's documented flag: the tree array exceeded its maximum, some entries are missing.
+  if (tree.truncated) cuts.push(`GitHub cut the listing of ${folder || '/'} (truncated)`)
+  if (yaml.length > MAX_MANIFEST_FILES)
+    cuts.push(`only the first ${MAX_MANIFEST_FILES} of ${yaml.length} YAML files were read`)
+  const files = []
+  for (const entry of yaml.slice(0, MAX_MANIFEST_FILES)) {
+    const path = folder ? `${folder}/${entry.path!}` : entry.path!
+    const { data } = await githubCall(input, TOKEN, `reading ${path}`, (request) =>
+      input.octokit.rest.git.getBlob({ ...repoOf(input), file_sha: entry.sha!, request })
     )
-    out.push({ path: file.path!, content: Buffer.from(data.content, 'base64').toString('utf8') })
+    files.push({
+      path,
+      content: Buffer.from(data.content, 'base64').toString('utf8'),
+      sha: entry.sha!
+    })
   }
-  return out
+  return { files, cut: cuts.join('; ') }
+}
+
+/** The folder's own tree, segment by segment from the ref's root; null when the folder is not there. */
+async function folderTree(
+  input: ManifestFilesInput,
+  folder: string
+): Promise<{ entries: TreeEntry[]; truncated: boolean } | null> {
+  // tree_sha takes a branch name too (GitHub's "Get a tree": "The SHA1 value or ref name of the tree").
+  let treeSha = input.ref
+  const segments = folder ? folder.split('/') : []
+  for (let depth = 0; ; depth++) {
+    const { data } = await githubCall(input, TOKEN, `listing ${folder || '/'}`, (request) =>
+      input.octokit.rest.git.getTree({ ...repoOf(input), tree_sha: treeSha, request })
+    )
+    if (depth === segments.length) return { entries: data.tree, truncated: data.truncated }
+    const next = data.tree.find((e) => e.type === 'tree' && e.path === segments[depth])
+    if (!next?.sha) return null
+    treeSha = next.sha
+  }
 }

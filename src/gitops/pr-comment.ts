@@ -12,11 +12,13 @@ import {
   type GitHubCall,
   githubCall,
   githubError,
+  pauseFor,
   requestOptions,
   repoOf,
   type TokenAdvice,
   userError
 } from './github-call.js'
+import { CHECKED_WRITE_ATTEMPTS, mayHaveStored, withoutBlindRetry } from './resend.js'
 
 export interface UpsertCommentInput extends GitHubCall {
   /** The pull request (its issue number). */
@@ -27,6 +29,8 @@ export interface UpsertCommentInput extends GitHubCall {
   body: string
   /** The account whose comment may be updated; default: see the head of this file. */
   login?: string
+  /** The pause before looking again after a lost answer to a create. Default 1000; tests pass 1. */
+  lostAnswerPauseMs?: number
 }
 
 export const GITHUB_ACTIONS_LOGIN = 'github-actions[bot]'
@@ -67,36 +71,64 @@ export async function upsertComment(input: UpsertCommentInput): Promise<string> 
   const body = `${line}\n${input.body}`
   const login = input.login ?? (await ownLogin(input))
   const existing = await findComment(input, login, line)
-  const where = `pull request #${input.issueNumber}`
   if (existing?.body === body) return existing.html_url
-  if (existing) {
-    const { data } = await githubCall(
-      input,
-      GITHUB_TOKEN_ADVICE,
-      `updating our comment on ${where}`,
-      (request) =>
-        input.octokit.rest.issues.updateComment({
-          ...repoOf(input),
-          comment_id: existing.id,
-          body,
-          request
-        })
-    )
-    return data.html_url
-  }
+  if (existing) return updateComment(input, existing.id, body)
+  return createComment(input, login, line, body)
+}
+
+async function updateComment(
+  input: UpsertCommentInput,
+  commentId: number,
+  body: string
+): Promise<string> {
   const { data } = await githubCall(
     input,
     GITHUB_TOKEN_ADVICE,
-    `commenting on ${where}`,
+    `updating our comment on pull request #${input.issueNumber}`,
     (request) =>
-      input.octokit.rest.issues.createComment({
+      input.octokit.rest.issues.updateComment({
         ...repoOf(input),
-        issue_number: input.issueNumber,
+        comment_id: commentId,
         body,
         request
       })
   )
   return data.html_url
+}
+
+/**
+ * A create is not idempotent: after a 5xx or no answer the comment may be stored all the same, so
+ * it is looked for again before it is written again (never the retry plugin's blind re-send).
+ */
+async function createComment(
+  input: UpsertCommentInput,
+  login: string,
+  line: string,
+  body: string
+): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { data } = await input.octokit.rest.issues.createComment({
+        ...repoOf(input),
+        issue_number: input.issueNumber,
+        body,
+        request: withoutBlindRetry(requestOptions(input))
+      })
+      return data.html_url
+    } catch (error) {
+      if (input.signal?.aborted || attempt >= CHECKED_WRITE_ATTEMPTS || !mayHaveStored(error))
+        throw userError(
+          error,
+          input,
+          GITHUB_TOKEN_ADVICE,
+          `commenting on pull request #${input.issueNumber}`
+        )
+      await pauseFor((input.lostAnswerPauseMs ?? 1000) * attempt, input.signal)
+      const stored = await findComment(input, login, line)
+      if (stored)
+        return stored.body === body ? stored.html_url : updateComment(input, stored.id, body)
+    }
+  }
 }
 
 async function ownLogin(input: UpsertCommentInput): Promise<string> {

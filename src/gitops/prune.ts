@@ -61,3 +61,41 @@ function byNewestFirst(a: PruneCandidate, b: PruneCandidate): number {
   // Ties: the greater path counts as newer, so the answer (oldest first) is in path order.
   return a.path < b.path ? 1 : a.path > b.path ? -1 : 0
 }
+
+/** A path keep-tests chose, with the blob that was judged the gate's. */
+export interface JudgedRemoval {
+  path: string
+  blobSha: string
+}
+
+export interface DroppedRemoval {
+  path: string
+  /** gone: no longer at the head; replaced: another blob is there now, never judged ours. */
+  reason: 'gone' | 'replaced'
+}
+
+/**
+ * Decided again at the head the commit goes onto: a removal holds only while the same blob is at
+ * its path. `atHead` maps each path to its blob SHA there, null (or absent) when it is not there.
+ */
+export function removalsAtHead(
+  judged: JudgedRemoval[],
+  atHead: ReadonlyMap<string, string | null>
+): { remove: string[]; dropped: DroppedRemoval[] } {
+  const remove: string[] = []
+  const dropped: DroppedRemoval[] = []
+  for (const { path, blobSha } of judged) {
+    const now = atHead.get(path) ?? null
+    if (now === null) dropped.push({ path, reason: 'gone' })
+    else if (now !== blobSha) dropped.push({ path, reason: 'replaced' })
+    else remove.push(path)
+  }
+  return { remove, dropped }
+}
+
+/** The log line for a removal that was dropped. */
+export function droppedRemovalText(dropped: DroppedRemoval): string {
+  return dropped.reason === 'replaced'
+    ? `${dropped.path} was not removed: another file was put at that path after keep-tests chose it`
+    : `${dropped.path} was not removed: it was already gone from the branch`
+}

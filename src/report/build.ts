@@ -112,6 +112,9 @@ function fillGitOps(report: RunReport, journal: Journal, context: BuildContext):
     report.commitUrl = committed.commitUrl
     report.commitBranch = committed.branch
     report.prunedManifests = committed.pruned
+    report.prunedKept = (committed.prunedDropped ?? [])
+      .filter((d) => d.reason === 'replaced')
+      .map((d) => d.path)
   }
   const opened = journal.value('pull-request')
   if (opened) {

@@ -89,6 +89,8 @@ export interface RunReport {
   wouldArchiveVersions: string[]
   /** `<name>: <why>` for each version the tidy step chose and left, or kept beyond the N newest. */
   tidyNotes: string[]
+  /** keep-tests removals left out at commit time: another file was at the path by then. */
+  prunedKept: string[]
   phase: string
   reason: string
   message: string
@@ -156,6 +158,7 @@ export function emptyReport(startedAt: number): RunReport {
     archivedVersions: [],
     wouldArchiveVersions: [],
     tidyNotes: [],
+    prunedKept: [],
     phase: '',
     reason: '',
     message: '',

@@ -176,6 +176,10 @@ function facts(report: RunReport): [string, string][] {
       report.pullRequestUrl ? link(report.pullRequestUrl, `#${report.pullRequestNumber}`) : ''
     ],
     ['Removed by keep-tests', report.prunedManifests.map((path) => code(path)).join(', ')],
+    [
+      'Kept by keep-tests (changed after it chose them)',
+      report.prunedKept.map((path) => code(path)).join(', ')
+    ],
     ...tidyFacts(report).map(([what, items]): [string, string] => [
       what,
       items.map((item) => escapeHtml(item)).join('<br>')

@@ -14,7 +14,13 @@ import { listManifestFiles } from '../gitops/manifests.js'
 import { forwardSpentBranch } from '../gitops/spent-branch.js'
 import { readFileAt } from '../gitops/read-file.js'
 import type { GitOpsOctokit } from '../gitops/octokit.js'
-import { isGateManifestFor, selectPrunable } from '../gitops/prune.js'
+import {
+  type DroppedRemoval,
+  droppedRemovalText,
+  isGateManifestFor,
+  type JudgedRemoval,
+  selectPrunable
+} from '../gitops/prune.js'
 import {
   buildTestManifest,
   manifestPathOf,
@@ -39,6 +45,8 @@ export interface Committed {
   pruned: string[]
   /** keep-tests removals judged the gate's this run, still present or not (the branch guard). */
   removals?: string[]
+  /** keep-tests removals left out because the file at the path changed (or went) meanwhile. */
+  prunedDropped: DroppedRemoval[]
   /** Pull-request mode: gitops-branch already holds this manifest, so no pull request is needed. */
   onBase: boolean
 }
@@ -75,6 +83,7 @@ export async function commitManifest(
           commitSha: '',
           commitUrl: '',
           pruned: [],
+          prunedDropped: [],
           onBase: true
         },
         `${manifestPath} is already on ${gitops.owner}/${gitops.repo}@${preflight.branch}; no pull request needed`
@@ -93,10 +102,17 @@ export async function commitManifest(
       },
       deletions,
       message: commitMessage(input, manifestPath),
-      signal: context.signal
+      signal: context.signal,
+      // guess: the sync-timeout also bounds the race for the branch, the wait that follows it.
+      now: () => context.now(),
+      deadline: context.now() + settings.test.syncTimeoutSeconds * 1000
     })
+    for (const dropped of outcome.dropped) context.log.warning(droppedRemovalText(dropped))
+    if (outcome.lostRaces > 0)
+      context.log.info(`another writer moved the branch first ${outcome.lostRaces} times`)
     const result = committed(input, manifest, manifestPath, outcome)
-    return result.ok ? { ...result, value: { ...result.value, removals: deletions } } : result
+    const removals = deletions.map((deletion) => deletion.path)
+    return result.ok ? { ...result, value: { ...result.value, removals } } : result
   } catch (error) {
     if (context.signal.aborted) throw error
     return failed('commit', messageOf(error), { advice: commitAdvice(error) })
@@ -157,8 +173,10 @@ function committed(
 ): StepResult<Committed> {
   const { gitops } = input.settings
   const where = `${gitops.owner}/${gitops.repo}@${outcome.branch}`
+  const kept = outcome.dropped.filter((d) => d.reason === 'replaced').length
   const pruned =
-    outcome.deleted.length > 0 ? `; removed ${outcome.deleted.length} older test manifests` : ''
+    (outcome.deleted.length > 0 ? `; removed ${outcome.deleted.length} older test manifests` : '') +
+    (kept > 0 ? `; kept ${kept} that changed since keep-tests chose them` : '')
   return succeeded(
     {
       manifest,
@@ -167,6 +185,7 @@ function committed(
       commitSha: outcome.commitSha,
       commitUrl: outcome.commitUrl,
       pruned: outcome.deleted,
+      prunedDropped: outcome.dropped,
       onBase: gitops.mode !== 'pull-request'
     },
     outcome.status === 'created'
@@ -200,9 +219,9 @@ async function prunable(
   input: CommitInput,
   thisRunPath: string,
   context: StepContext
-): Promise<string[]> {
+): Promise<JudgedRemoval[]> {
   const { settings, preflight, pushed } = input
-  const files = await listManifestFiles({
+  const { files, cut } = await listManifestFiles({
     octokit: input.octokit,
     owner: settings.gitops.owner,
     repo: settings.gitops.repo,
@@ -210,6 +229,8 @@ async function prunable(
     folder: settings.gitops.path,
     signal: context.signal
   })
+  if (cut) context.log.warning(`keep-tests saw only part of ${settings.gitops.path}: ${cut}`)
+  const blobOf = new Map(files.map((file) => [file.path, file.sha]))
   const candidates = []
   for (const file of files) {
     let parsed: CoderTemplateTest | null = null
@@ -231,10 +252,11 @@ async function prunable(
       : null
     candidates.push({ path: file.path, versionName, createdAt: version?.created_at ?? null })
   }
-  return selectPrunable({
+  const paths = selectPrunable({
     candidates,
     keep: settings.gitops.keepTests,
     activeVersionName: preflight.startingActive?.name ?? null,
     thisRunPath
   })
+  return paths.map((path) => ({ path, blobSha: blobOf.get(path) ?? '' }))
 }

@@ -1,7 +1,9 @@
 // commitChange and listManifestFiles against the GitHub sandbox over real HTTP, with the Octokit
 // under createGitOpsOctokit minus its throttling (write spacing only slows these tests down).
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
+import { createHash } from 'node:crypto'
 import { getOctokit } from '@actions/github'
+import { retry } from '@octokit/plugin-retry'
 import {
   BranchProtectedError,
   type CommitChangeInput,
@@ -9,6 +11,7 @@ import {
   ManifestConflictError
 } from '../../src/gitops/change.js'
 import { listManifestFiles } from '../../src/gitops/manifests.js'
+import { readFileAt } from '../../src/gitops/read-file.js'
 import { createGitOpsOctokit, type GitOpsOctokit } from '../../src/gitops/octokit.js'
 import { buildTestManifest, parseManifest, renderManifest, sameTest } from '../../src/manifest.js'
 import { DOCS, HttpFailure } from '../sandbox/github/errors.js'
@@ -49,6 +52,14 @@ const manifestOf = (version: string, timeoutSeconds = 600) =>
   })
 const CONTENT = renderManifest(manifestOf('v2'))
 
+/** Git's blob SHA of a text: what keep-tests judged at `path`. */
+const judged = (path: string, content: string) => ({
+  path,
+  blobSha: createHash('sha1')
+    .update(`blob ${Buffer.byteLength(content)}\0${content}`)
+    .digest('hex')
+})
+
 function change(repo: string, more: Partial<CommitChangeInput> = {}) {
   const wanted = manifestOf('v2')
   return commitChange({
@@ -83,6 +94,28 @@ async function duringRefUpdates(repo: string, onRefUpdate: () => void, body: () 
   await body().finally(() => stop())
 }
 
+/** With the retry plugin, whose blind re-send after a 5xx a write must not get. */
+const retrying = () =>
+  getOctokit(sandbox.token, { baseUrl: sandbox.url, retry: { retryAfterBaseValue: 1 } }, retry)
+
+/** A clock that only the injected pause moves, and random() = 0.5: tests take no real time. */
+function fakeClock() {
+  let time = 0
+  const pauses: number[] = []
+  return {
+    pauses,
+    options: {
+      now: () => time,
+      random: () => 0.5,
+      pause: (ms: number) => {
+        pauses.push(ms)
+        time += ms
+        return Promise.resolve()
+      }
+    }
+  }
+}
+
 describe('commitChange', () => {
   it('the first commit creates the file in one commit; the same content again changes nothing', async () => {
     const repo = newRepo()
@@ -95,7 +128,9 @@ describe('commitChange', () => {
       commitSha: sandbox.branchHead(OWNER, repo, 'main'),
       commitUrl: expect.stringContaining(`/${OWNER}/${repo}/commit/${first.commitSha}`),
       branch: 'main',
-      deleted: []
+      deleted: [],
+      dropped: [],
+      lostRaces: 0
     })
     expect(after.at(-1)).toMatchObject({ message: 'Test acme.docker version v2' })
     expect(after.at(-1)!.changes).toEqual(new Map([[PATH, CONTENT]]))
@@ -108,7 +143,9 @@ describe('commitChange', () => {
       commitSha: '',
       commitUrl: '',
       branch: 'main',
-      deleted: []
+      deleted: [],
+      dropped: [],
+      lostRaces: 0
     })
     expect(sandbox.commits(OWNER, repo, 'main')).toHaveLength(after.length)
     expect(writes()).toBe(writesBefore)
@@ -128,10 +165,18 @@ describe('commitChange', () => {
       [`${DIR}/other.yaml`]: 'keep: me\n'
     })
     const before = sandbox.commits(OWNER, repo, 'main').length
-    const gone = [`${DIR}/docker-v0.yaml`, `${DIR}/never-there.yaml`, `${DIR}/docker-v1.yaml`]
+    const gone = [
+      judged(`${DIR}/docker-v0.yaml`, 'old: 0\n'),
+      judged(`${DIR}/never-there.yaml`, 'x\n'),
+      judged(`${DIR}/docker-v1.yaml`, 'old: 1\n')
+    ]
     const outcome = await change(repo, { deletions: gone })
     const deleted = [`${DIR}/docker-v0.yaml`, `${DIR}/docker-v1.yaml`]
-    expect(outcome).toMatchObject({ status: 'created', deleted })
+    expect(outcome).toMatchObject({
+      status: 'created',
+      deleted,
+      dropped: [{ path: `${DIR}/never-there.yaml`, reason: 'gone' }]
+    })
     const commits = sandbox.commits(OWNER, repo, 'main')
     expect(commits).toHaveLength(before + 1)
     const changes = new Map<string, string | null>([
@@ -144,7 +189,9 @@ describe('commitChange', () => {
 
   it('deletions alone, with the manifest already there, make one commit of deletions', async () => {
     const repo = newRepo({ [PATH]: CONTENT, [`${DIR}/docker-v1.yaml`]: 'old: 1\n' })
-    const outcome = await change(repo, { deletions: [`${DIR}/docker-v1.yaml`] })
+    const outcome = await change(repo, {
+      deletions: [judged(`${DIR}/docker-v1.yaml`, 'old: 1\n')]
+    })
     expect(outcome).toMatchObject({ status: 'created', deleted: [`${DIR}/docker-v1.yaml`] })
     expect(sandbox.commits(OWNER, repo, 'main').at(-1)!.changes).toEqual(
       new Map([[`${DIR}/docker-v1.yaml`, null]])
@@ -154,7 +201,9 @@ describe('commitChange', () => {
   it('a manifest at our path with another spec is a ManifestConflictError; nothing written', async () => {
     const repo = newRepo({ [PATH]: renderManifest(manifestOf('v2', 60)) })
     const head = sandbox.branchHead(OWNER, repo, 'main')
-    const error = await change(repo, { deletions: ['README.md'] }).catch((e: unknown) => e)
+    const error = await change(repo, { deletions: [judged('README.md', '# r\n')] }).catch(
+      (e: unknown) => e
+    )
     expect(error).toBeInstanceOf(ManifestConflictError)
     expect((error as Error).message).toContain(`${PATH} already exists on branch main`)
     expect(sandbox.branchHead(OWNER, repo, 'main')).toBe(head)
@@ -239,17 +288,167 @@ describe('commitChange', () => {
     })
   })
 
-  it('a branch that keeps moving fails after maxAttempts with what to do', async () => {
+  it('lost races are retried past 5, with no real pause, until the deadline', async () => {
+    const repo = newRepo()
+    let n = 0
+    const race = () => {
+      if (n < 12) void sandbox.writeFile(OWNER, repo, 'main', 'other.txt', `write ${++n}\n`)
+    }
+    const clock = fakeClock()
+    await duringRefUpdates(repo, race, async () => {
+      const outcome = await change(repo, { ...clock.options, deadline: 600_000 })
+      expect(outcome).toMatchObject({ status: 'created', lostRaces: 12 })
+      expect(refUpdates(repo).map((r) => r.status)).toEqual([...Array(12).fill(422), 200])
+      // Each attempt re-read the head: the last commit sits on the 12th write of the other writer.
+      expect(sandbox.commits(OWNER, repo, 'main').at(-2)!.message).toBe('Update other.txt')
+      expect(sandbox.readFile(OWNER, repo, 'main', 'other.txt')).toBe('write 12\n')
+      // Jittered and growing, capped at 5 s.
+      expect(clock.pauses.slice(0, 4)).toEqual([50, 100, 200, 400])
+      expect(Math.max(...clock.pauses)).toBe(2500)
+    })
+  })
+
+  it('a branch that keeps moving fails at the deadline with what to do; never forced', async () => {
     const repo = newRepo()
     let n = 0
     const race = () => void sandbox.writeFile(OWNER, repo, 'main', 'other.txt', `write ${++n}\n`)
+    const clock = fakeClock()
     await duringRefUpdates(repo, race, async () => {
-      await expect(change(repo, { maxAttempts: 2 })).rejects.toThrow(
-        `Branch main of ${OWNER}/${repo} kept moving while the gate committed to it; run the job again.`
+      // Pauses 50, 100, 200 (t = 350); the 4th (400) would end past the deadline of 700.
+      await expect(change(repo, { ...clock.options, deadline: 700 })).rejects.toThrow(
+        `Branch main of ${OWNER}/${repo} kept moving while the gate committed to it (4 writes of others came first, until the deadline); run the job again.`
       )
-      expect(refUpdates(repo).map((r) => r.status)).toEqual([422, 422])
+      expect(refUpdates(repo).map((r) => r.status)).toEqual([422, 422, 422, 422])
+      expect(refUpdates(repo).every((r) => !String(r.body).includes('"force":true'))).toBe(true)
       expect(sandbox.readFile(OWNER, repo, 'main', PATH)).toBeNull()
     })
+  })
+
+  it('a file put at a pruned path during the commit is not removed; the removal is dropped', async () => {
+    const old = `${DIR}/docker-v1.yaml`
+    const repo = newRepo({ 'README.md': '# r\n', [old]: 'old: 1\n' })
+    let raced = 0
+    const replace = () => {
+      if (!raced++) sandbox.writeFile(OWNER, repo, 'main', old, 'someone else: 1\n')
+    }
+    await duringRefUpdates(repo, replace, async () => {
+      const outcome = await change(repo, { deletions: [judged(old, 'old: 1\n')] })
+      expect(outcome).toMatchObject({
+        status: 'created',
+        deleted: [],
+        dropped: [{ path: old, reason: 'replaced' }],
+        lostRaces: 1
+      })
+    })
+    expect(sandbox.readFile(OWNER, repo, 'main', old)).toBe('someone else: 1\n')
+    expect(sandbox.readFile(OWNER, repo, 'main', PATH)).toBe(CONTENT)
+  })
+
+  it('a file that differs from the judged blob at the first read is kept too', async () => {
+    const old = `${DIR}/docker-v1.yaml`
+    const repo = newRepo({ [PATH]: CONTENT, [old]: 'not what was judged\n' })
+    const head = sandbox.branchHead(OWNER, repo, 'main')
+    const outcome = await change(repo, { deletions: [judged(old, 'old: 1\n')] })
+    expect(outcome).toMatchObject({
+      status: 'unchanged',
+      deleted: [],
+      dropped: [{ path: old, reason: 'replaced' }]
+    })
+    expect(sandbox.branchHead(OWNER, repo, 'main')).toBe(head)
+  })
+
+  it('a protection refusal after lost races still fails at once', async () => {
+    const repo = newRepo()
+    let n = 0
+    const raceThenRefuse = () => {
+      if (++n <= 2) return void sandbox.writeFile(OWNER, repo, 'main', 'other.txt', `w ${n}\n`)
+      throw new HttpFailure(
+        422,
+        'Protected branch update failed for refs/heads/main.',
+        DOCS.updateRef
+      )
+    }
+    const clock = fakeClock()
+    await duringRefUpdates(repo, raceThenRefuse, async () => {
+      await expect(change(repo, clock.options)).rejects.toBeInstanceOf(BranchProtectedError)
+      expect(refUpdates(repo).map((r) => r.status)).toEqual([422, 422, 422])
+    })
+  })
+
+  it('a ref update answered 502 after it was stored is not sent again: the branch tells', async () => {
+    const repo = newRepo()
+    const gitops = retrying()
+    sandbox.failAfterStoring(
+      1,
+      (method, path) => method === 'PATCH' && path.includes(`/${repo}/git/refs/`)
+    )
+    const outcome = await change(repo, { octokit: gitops, ...fakeClock().options })
+    expect(outcome).toMatchObject({ status: 'created', lostRaces: 0 })
+    expect(outcome.commitSha).toBe(sandbox.branchHead(OWNER, repo, 'main'))
+    expect(refUpdates(repo).map((r) => r.status)).toEqual([502])
+  })
+
+  it('a ref update answered 502 before it was stored is sent again, still compare-and-set', async () => {
+    const repo = newRepo()
+    const gitops = retrying()
+    let failed = 0
+    const fail = () => {
+      if (!failed++) throw new HttpFailure(502, 'Server Error', DOCS.rest)
+    }
+    await duringRefUpdates(repo, fail, async () => {
+      const outcome = await change(repo, { octokit: gitops, ...fakeClock().options })
+      expect(outcome).toMatchObject({ status: 'created', lostRaces: 0 })
+      expect(refUpdates(repo).map((r) => r.status)).toEqual([502, 200])
+      expect(sandbox.commits(OWNER, repo, 'main').at(-1)!.sha).toBe(outcome.commitSha)
+    })
+  })
+
+  it('a new branch whose create was answered 502 after it was stored counts as created', async () => {
+    const repo = newRepo()
+    const gitops = retrying()
+    sandbox.failAfterStoring(
+      1,
+      (method, path) => method === 'POST' && path.endsWith(`/${repo}/git/refs`)
+    )
+    const outcome = await change(repo, {
+      octokit: gitops,
+      branch: 'coder-template-gate/docker-v2',
+      baseBranch: 'main',
+      ...fakeClock().options
+    })
+    expect(outcome).toMatchObject({ status: 'created', lostRaces: 0 })
+    expect(sandbox.branchHead(OWNER, repo, 'coder-template-gate/docker-v2')).toBe(outcome.commitSha)
+    const creates = requestsOf(repo, 'POST').filter((r) => r.path.endsWith('/git/refs'))
+    expect(creates.map((r) => r.status)).toEqual([502])
+  })
+
+  it('twelve writers racing for one branch all land, each on a re-read head, none forced', async () => {
+    const repo = newRepo()
+    const writers = Array.from({ length: 12 }, (_, i) => `${DIR}/docker-w${i}.yaml`)
+    // Real pauses, shortened 20 times, so that the writers interleave without a real backoff.
+    const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms / 20))
+    const outcomes = await Promise.all(
+      writers.map((path) =>
+        commitChange({
+          octokit,
+          owner: OWNER,
+          repo,
+          branch: 'main',
+          manifest: { path, content: `${path}\n`, isSame: () => true },
+          deletions: [],
+          message: `write ${path}`,
+          pause
+        })
+      )
+    )
+    expect(outcomes.map((o) => o.status)).toEqual(writers.map(() => 'created'))
+    for (const path of writers)
+      expect(sandbox.readFile(OWNER, repo, 'main', path)).toBe(`${path}\n`)
+    // One commit each on a linear history: every lost race was built again on the new head.
+    expect(sandbox.commits(OWNER, repo, 'main')).toHaveLength(1 + writers.length)
+    const lost = outcomes.reduce((sum, o) => sum + o.lostRaces, 0)
+    expect(lost).toBe(refUpdates(repo).filter((r) => r.status === 422).length)
+    expect(refUpdates(repo).every((r) => !String(r.body).includes('"force":true'))).toBe(true)
   })
 
   it('a request with no answer fails after requestTimeoutMs; a cancel stays the cancel', async () => {
@@ -281,18 +480,60 @@ describe('listManifestFiles', () => {
       [`${DIR}/sub/d.yaml`]: 'nested\n',
       [`${DIR}-other/e.yaml`]: 'a sibling folder\n'
     })
-    const expected = [
-      { path: `${DIR}/a.yaml`, content: 'a: 1\n' },
-      { path: `${DIR}/b.yml`, content: 'b: 2\n' }
-    ]
+    const file = (path: string, content: string) => ({
+      path,
+      content,
+      sha: judged(path, content).blobSha
+    })
+    const expected = {
+      files: [file(`${DIR}/a.yaml`, 'a: 1\n'), file(`${DIR}/b.yml`, 'b: 2\n')],
+      cut: ''
+    }
     expect(await list(repo, DIR)).toEqual(expected)
     expect(await list(repo, `${DIR}/`)).toEqual(expected)
-    expect(await list(repo, '')).toEqual([{ path: 'root.yaml', content: 'at: root\n' }])
+    expect(await list(repo, '')).toEqual({ files: [file('root.yaml', 'at: root\n')], cut: '' })
+  })
+
+  it("reads the folder's own tree, not the whole repository's", async () => {
+    const repo = newRepo({ [`a/${DIR}/x.yaml`]: 'x: 1\n', 'b/deep/y.yaml': 'y\n' })
+    const before = requestsOf(repo, 'GET').length
+    expect((await list(repo, `a/${DIR}`)).files.map((f) => f.path)).toEqual([`a/${DIR}/x.yaml`])
+    const trees = requestsOf(repo, 'GET')
+      .slice(before)
+      .filter((r) => r.path.includes('/git/trees/'))
+    expect(trees).toHaveLength(3)
+    expect(trees.every((r) => !r.path.includes('recursive'))).toBe(true)
+  })
+
+  it('a tree that GitHub cut is said in the listing', async () => {
+    const repo = newRepo({ [`${DIR}/a.yaml`]: 'a: 1\n', [`${DIR}/b.yaml`]: 'b: 2\n' })
+    sandbox.truncateTrees(1)
+    try {
+      const listing = await list(repo, DIR)
+      expect(listing.files.map((f) => f.path)).toEqual([`${DIR}/a.yaml`])
+      expect(listing.cut).toBe(`GitHub cut the listing of ${DIR} (truncated)`)
+    } finally {
+      sandbox.truncateTrees(null)
+    }
+  })
+
+  it('a read with no answer fails after requestTimeoutMs, naming what it read', async () => {
+    const repo = newRepo({ [`${DIR}/a.yaml`]: 'a: 1\n' })
+    const gitops = createGitOpsOctokit({ token: sandbox.token, baseUrl: sandbox.url, retries: 0 })
+    const timed = { octokit: gitops, owner: OWNER, repo, ref: 'main', requestTimeoutMs: 200 }
+    sandbox.hangNextRequests(1)
+    await expect(listManifestFiles({ ...timed, folder: DIR })).rejects.toThrow(
+      `GitHub did not answer in time while listing ${DIR} in ${OWNER}/${repo}.`
+    )
+    sandbox.hangNextRequests(1)
+    await expect(readFileAt({ ...timed, path: `${DIR}/a.yaml` })).rejects.toThrow(
+      `GitHub did not answer in time while reading ${DIR}/a.yaml in ${OWNER}/${repo}.`
+    )
   })
 
   it('[] when the folder does not exist; a missing branch fails with what to check', async () => {
     const repo = newRepo()
-    expect(await list(repo, DIR)).toEqual([])
+    expect(await list(repo, DIR)).toEqual({ files: [], cut: '' })
     await expect(list(repo, DIR, 'no-such-branch')).rejects.toThrow(
       `GitHub refused listing ${DIR} in ${OWNER}/${repo} (404 Not Found)`
     )

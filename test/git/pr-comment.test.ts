@@ -53,7 +53,8 @@ function upsert(
     issueNumber: 1,
     marker: options.marker ?? MARKER,
     body,
-    login: options.login
+    login: options.login,
+    lostAnswerPauseMs: 1
   })
 }
 
@@ -110,6 +111,41 @@ describe('upsertComment', () => {
       expect.objectContaining({ id: created.id, body: `${LINE}\nPassed: v2 promoted` })
     ])
     expect(writes(repo)).toEqual(['POST 201', 'PATCH 200'])
+  })
+
+  it('a create answered 502 after it was stored is found again, not sent again: one comment', async () => {
+    const repo = repoWithPull()
+    const post = `/repos/${OWNER}/${repo}/issues/1/comments`
+    sandbox.failAfterStoring(1, (method, path) => method === 'POST' && path === post)
+    const url = await upsert(repo, 'Testing version v2…')
+    const comments = sandbox.comments(OWNER, repo, 1)
+    expect(comments).toEqual([expect.objectContaining({ body: `${LINE}\nTesting version v2…` })])
+    expect(url).toBe(`${sandbox.serverUrl}/${OWNER}/${repo}/pull/1#issuecomment-${comments[0].id}`)
+    expect(writes(repo)).toEqual(['POST 502'])
+  })
+
+  it('a create answered 502 before it was stored is sent again after a look: one comment', async () => {
+    const repo = repoWithPull()
+    const lists = () =>
+      sandbox.requests.filter(
+        (r) => r.method === 'GET' && r.path.includes(`/${repo}/issues/1/comments`)
+      )
+    await upsert(repo, 'first') // the account is known; now only the create fails
+    const before = lists().length
+    const stop = sandbox.beforeRequest((method, path) => {
+      if (method === 'POST' && path.includes(`/${repo}/issues/1/comments`)) {
+        stop()
+        sandbox.injectServerErrors(1, 502)
+      }
+    })
+    await upsert(repo, 'second', { marker: 'other' })
+    expect(sandbox.comments(OWNER, repo, 1).map((c) => c.body.split('\n')[1])).toEqual([
+      'first',
+      'second'
+    ])
+    expect(writes(repo)).toEqual(['POST 201', 'POST 502', 'POST 201'])
+    // One look before the first create, one after its lost answer.
+    expect(lists().length - before).toBe(2)
   })
 
   it('another marker is another comment', async () => {

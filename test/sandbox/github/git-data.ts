@@ -164,7 +164,11 @@ function treeJson(ctx: RouteContext, repo: StoredRepo, sha: string, recursive: b
     }
   }
   walk(sha, '')
-  return { sha, url: `${ctx.apiRepoUrl(repo)}/git/trees/${sha}`, tree: entries, truncated: false }
+  // GitHub cuts a tree past its limit (100,000 entries or 7 MB) and says so with `truncated`.
+  const limit = ctx.state.treeEntryLimit
+  const truncated = limit !== null && entries.length > limit
+  const tree = truncated ? entries.slice(0, limit) : entries
+  return { sha, url: `${ctx.apiRepoUrl(repo)}/git/trees/${sha}`, tree, truncated }
 }
 
 function sortedEntries(entries: TreeEntry[]): TreeEntry[] {

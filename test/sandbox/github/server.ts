@@ -166,6 +166,17 @@ export interface GitHubSandbox {
    */
   injectConflicts(count: number, kind: 409 | 422): void
   injectServerErrors(count: number, status?: number): void
+  /**
+   * The next `count` requests that `matches` are handled and stored, then answered `status`
+   * (default 502) as if the answer was lost on the way back: what a blind re-send duplicates.
+   */
+  failAfterStoring(
+    count: number,
+    matches: (method: string, path: string) => boolean,
+    status?: number
+  ): void
+  /** Trees with more entries than this are cut and flagged `truncated` (GitHub's limit); null: never. */
+  truncateTrees(maxEntries: number | null): void
   injectRateLimit(count: number, fault?: RateLimitFault): void
   /**
    * The next `count` authenticated requests get no answer: the connection stays open until the
@@ -222,6 +233,8 @@ export async function startGitHubSandbox(
   const counts = new Map<string, number>()
   const requestListeners = new Set<(method: string, path: string) => void>()
   const serverErrorFaults: number[] = []
+  const afterStoreFaults: { matches: (method: string, path: string) => boolean; status: number }[] =
+    []
   const rateLimitFaults: RateLimitFault[] = []
   let requestsToHang = 0
   let apiCalls = 0
@@ -397,6 +410,12 @@ export async function startGitHubSandbox(
         req.headers
       )
       const answer = matched.route.handle(ctx)
+      const lost = afterStoreFaults.findIndex((f) => f.matches(method, url.pathname))
+      if (lost >= 0) {
+        const [fault] = afterStoreFaults.splice(lost, 1)
+        // guess: like injectServerErrors, a JSON 5xx body.
+        throw new HttpFailure(fault.status, 'Server Error', DOCS.rest)
+      }
       const headers = { ...rateHeaders(), ...answer.headers }
       if (method === 'GET' && answer.status === 200) {
         const etag = etagOf(answer.json)
@@ -578,6 +597,12 @@ export async function startGitHubSandbox(
     },
     injectServerErrors(count, status = 502) {
       for (let i = 0; i < count; i++) serverErrorFaults.push(status)
+    },
+    failAfterStoring(count, matches, status = 502) {
+      for (let i = 0; i < count; i++) afterStoreFaults.push({ matches, status })
+    },
+    truncateTrees(maxEntries) {
+      state.treeEntryLimit = maxEntries
     },
     injectRateLimit(count, fault = {}) {
       for (let i = 0; i < count; i++) rateLimitFaults.push(fault)

@@ -204,6 +204,8 @@ export class SandboxState {
   readonly knownLogins = new Set<string>()
   /** Consumed by the next write that moves a branch (contents PUT/DELETE, ref PATCH). */
   readonly conflictFaults: Array<409 | 422> = []
+  /** Test hook: trees with more entries than this come back cut, with `truncated: true`. */
+  treeEntryLimit: number | null = null
   private readonly nextIds: Record<IdKind, number> = {
     repo: 1000,
     pull: 2_000_000,

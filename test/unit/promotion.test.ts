@@ -631,6 +631,17 @@ describe('runPromotion', () => {
       runPromotion({ ...base, ...io, signal: new AbortController().signal })
     ).rejects.toBeInstanceOf(PromotionFailedError)
     expect(io.calls).toHaveLength(5)
+    // Moved down from e2e ("gives up after 5 attempts"), which slept through 1 + 2 + 4 + 8 s.
+    await expect(
+      runPromotion({
+        ...base,
+        ...scripted(
+          Array.from({ length: 5 }, () => kube(429, 'TooManyRequests', RATE_LIMITED)),
+          []
+        ),
+        signal: new AbortController().signal
+      })
+    ).rejects.toThrow('did not complete after 5 attempts')
   })
 
   it('fails at once on a permanent error', async () => {

@@ -362,7 +362,8 @@ describe('runTemplatesPush', () => {
       const result = await runTemplatesPush({
         ...base(),
         version: 'v-slow',
-        timeoutMs: 1_500,
+        // Long enough for the CLI to reach its poll (where it handles SIGINT) on a loaded machine.
+        timeoutMs: 5_000,
         killGraceMs: 5_000,
         output: out.stream
       })
@@ -370,7 +371,7 @@ describe('runTemplatesPush', () => {
       expect(result.exitCode).toBe(1) // ErrCanceled: exit 1, silently
       expect(result.signal).toBeNull()
       expect(result.stdout).toContain('Gracefully canceling...')
-      expectEchoEndedAt(out.text(), 'The time limit of 1500 ms is over; interrupting the CLI.')
+      expectEchoEndedAt(out.text(), 'The time limit of 5000 ms is over; interrupting the CLI.')
       const version = sandbox.backend.findVersionByName('acme', 'docker', 'v-slow')!
       expect(
         sandbox.requests.some((r) => r.path === `/api/v2/templateversions/${version.id}/cancel`)
@@ -388,7 +389,8 @@ describe('runTemplatesPush', () => {
       const result = await runTemplatesPush({
         ...base(),
         version: 'v-stuck',
-        timeoutMs: 1_500,
+        // Long enough for the CLI to reach its poll (where it handles SIGINT) on a loaded machine.
+        timeoutMs: 5_000,
         killGraceMs: 300,
         output: collector().stream
       })

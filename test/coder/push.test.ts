@@ -223,8 +223,9 @@ describe('pushTemplateVersion', () => {
     sandbox.importDelayMs = 20_000
     try {
       await expect(
-        pushTemplateVersion(input('docker', 'v4.0.0', { timeoutMs: 1_500, killGraceMs: 2_000 }))
-      ).rejects.toThrow(/did not finish within 1.5 s while pushing version "v4.0.0"/)
+        // Long enough for the CLI to reach its poll (where it handles SIGINT) on a loaded machine.
+        pushTemplateVersion(input('docker', 'v4.0.0', { timeoutMs: 5_000, killGraceMs: 2_000 }))
+      ).rejects.toThrow(/did not finish within 5 s while pushing version "v4.0.0"/)
       expect(sandbox.backend.findVersionByName('acme', 'docker', 'v4.0.0')?.jobStatus).toBe(
         'canceled'
       )

@@ -413,8 +413,11 @@ describe('waitForMerge', () => {
   it('returns the merge commit when a person merges, reading with If-None-Match', async () => {
     const repo = repoWithBranch()
     const pr = await open(repo)
-    setTimeout(() => sandbox.mergePullRequest(OWNER, repo, pr.number, { login: 'alice' }), 300)
-    const merged = await wait(repo, pr.number)
+    // Merged once a 304 was read (not after a fixed 300 ms, which a loaded machine can outrun).
+    const waiting = wait(repo, pr.number)
+    await until(() => countsOf(repo).reads.some((r) => r.status === 304))
+    sandbox.mergePullRequest(OWNER, repo, pr.number, { login: 'alice' })
+    const merged = await waiting
     expect(merged).toEqual({
       number: pr.number,
       url: pr.url,

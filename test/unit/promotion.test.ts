@@ -743,6 +743,17 @@ describe('runPromotion', () => {
     ).rejects.toBeInstanceOf(PromotionFailedError)
     expect(io.calls.filter((c) => c === 'post')).toHaveLength(5)
     expect(io.calls.slice(0, 3)).toEqual(['post', 'guard-read', 'post'])
+    // Moved down from e2e ("gives up after 5 attempts"), which slept through 1 + 2 + 4 + 8 s.
+    await expect(
+      runPromotion({
+        ...base,
+        ...scripted(
+          Array.from({ length: 5 }, () => kube(429, 'TooManyRequests', RATE_LIMITED)),
+          []
+        ),
+        signal: new AbortController().signal
+      })
+    ).rejects.toThrow('did not complete after 5 attempts')
   })
 
   it('fails at once on a permanent error', async () => {

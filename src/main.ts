@@ -22,6 +22,7 @@ import {
 import { PUSH_CANCEL_GRACE_MS, pushVersion } from './steps/push.js'
 import { tidyAfterOutcome } from './steps/tidy-run.js'
 import { waitForVerdict } from './steps/wait.js'
+import { systemClock } from './timing/clock.js'
 import { Gate } from './wiring.js'
 
 type Env = Record<string, string | undefined>
@@ -30,8 +31,9 @@ export async function run(
   signal: AbortSignal = new AbortController().signal,
   env: Env = process.env
 ): Promise<RunReport> {
-  const startedAt = Date.now()
-  const journal = new Journal({ signal, log: actionsLog, now: Date.now })
+  const journal = new Journal({ signal, log: actionsLog, ...systemClock })
+  const clock = journal.context
+  const startedAt = clock.now()
   maskCredentialsWith(core.setSecret)
   let gate: Gate | null = null
   try {
@@ -66,7 +68,7 @@ async function gateJob(
   const committed = await journal.run('commit', (c) =>
     commitManifest(g.commit(preflight, pushed), c)
   )
-  let syncFrom = Date.now()
+  let syncFrom = journal.context.now()
   if (!committed.onBase) {
     const input = g.pullRequest(preflight, pushed, committed)
     const pullRequest = await journal.run('pull-request', (c) => openGatePullRequest(input, c))
@@ -74,7 +76,7 @@ async function gateJob(
     await journal.run('merge', (c) => mergeGatePullRequest({ ...input, pullRequest }, c), {
       cancelGraceMs: AUTO_MERGE_OFF_MS + 500
     })
-    syncFrom = Date.now()
+    syncFrom = journal.context.now()
   }
   const tested = await journal.run(
     'wait',
@@ -98,7 +100,7 @@ async function promoteJob(
   const located = await journal.run('locate', (c) => locateTested(g.locate(preflight), c))
   const tested = await journal.run(
     'wait',
-    (c) => waitForVerdict(g.wait(located, located, Date.now(), startedAt), c),
+    (c) => waitForVerdict(g.wait(located, located, c.now(), startedAt), c),
     { group: `Wait for CoderTemplateTest ${g.testName}`, cancelGraceMs: 1000 }
   )
   await journal.run('promote', (c) =>

@@ -3,7 +3,6 @@
 // and the promotion guard again before every re-send (interface.md, "Promotion guard"): another
 // writer may activate a version during the pause, and the gate never overwrites it.
 // The I/O is injected so that the loop runs unchanged against any API server.
-import { setTimeout as delay } from 'node:timers/promises'
 import {
   type GuardDecision,
   type GuardInput,
@@ -20,6 +19,7 @@ import {
   type PromoteRequestMode,
   retryDelayMs
 } from './promotion.js'
+import { type Sleep, sleep as systemSleep } from './timing/sleep.js'
 
 export interface PromoteStepInput {
   namespace: string
@@ -40,7 +40,8 @@ export interface PromoteStepInput {
   log: (line: string) => void
   /** Called right before each promote request is sent. */
   onRequest?: () => void
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>
+  /** The pause between attempts (src/timing/sleep.ts); tests give a fake clock's. */
+  sleep?: Sleep
   maxAttempts?: number
 }
 
@@ -71,7 +72,7 @@ function throwIfCancelled(signal: AbortSignal, outcomeUnknown: boolean): void {
 }
 
 export async function runPromotion(input: PromoteStepInput): Promise<Promoted> {
-  const sleep = input.sleep ?? abortableSleep
+  const sleep = input.sleep ?? systemSleep
   const maxAttempts = input.maxAttempts ?? MAX_PROMOTE_ATTEMPTS
   const reRead = (
     after: { why: string; retryIfUnchanged: boolean },
@@ -83,7 +84,7 @@ export async function runPromotion(input: PromoteStepInput): Promise<Promoted> {
   // Whether a request may have reached Coder without a clear answer: then the version may be active.
   let outcomeUnknown = false
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    if (attempt > 1) await sleep(retryDelayMs(attempt - 1), input.signal)
+    if (attempt > 1) await pauseBefore(attempt, sleep, input.signal, outcomeUnknown)
     throwIfCancelled(input.signal, outcomeUnknown)
 
     let next: NextStep
@@ -126,6 +127,21 @@ export async function runPromotion(input: PromoteStepInput): Promise<Promoted> {
         ? 'A request had no clear answer, so the tested version may or may not be active: check the active version of the template before running again.'
         : 'Nothing was changed in Coder; check the coder-k8s aggregated API server and run again.')
   )
+}
+
+/** The backoff before `attempt`; a cancel during it rejects as what it means for the promotion. */
+async function pauseBefore(
+  attempt: number,
+  sleep: Sleep,
+  signal: AbortSignal,
+  outcomeUnknown: boolean
+): Promise<void> {
+  try {
+    await sleep(retryDelayMs(attempt - 1), signal)
+  } catch (error) {
+    throwIfCancelled(signal, outcomeUnknown)
+    throw error
+  }
 }
 
 /** One promote request and the table's decision on its answer. */
@@ -189,10 +205,4 @@ async function safeRead(input: PromoteStepInput): Promise<string | null> {
     input.log(`Could not read the active version: ${messageOf(error)}`)
     return null
   }
-}
-
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return delay(ms, undefined, { signal }).catch(() => {
-    throw new PromotionCancelledError('The run was cancelled; nothing was promoted.')
-  })
 }

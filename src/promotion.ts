@@ -7,6 +7,7 @@
 // (read the active version first; never a blind retry).
 import type { CoderTemplateVersionPromotion, KubeStatus, PromotionResult } from './api.js'
 import { AGGREGATION_GROUP } from './api.js'
+import { backoff } from './timing/backoff.js'
 
 export type PromoteRequestMode = 'promote' | 'dry-run'
 
@@ -43,7 +44,7 @@ export const MAX_PROMOTE_ATTEMPTS = 5
 
 /** Backoff before attempt n+1 (n from 1): 1 s, 2 s, 4 s, 8 s, capped at 10 s. */
 export function retryDelayMs(attempt: number): number {
-  return Math.min(1000 * 2 ** (attempt - 1), 10_000)
+  return backoff({ attempt, initialMs: 1000, maxMs: 10_000 })
 }
 
 /** Decides from one answer of the promote subresource. */

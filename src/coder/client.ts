@@ -1,6 +1,7 @@
 // Coder REST client: the few reads the gate needs (coder-cli.md §3).
 // Errors say what failed and what to check; they never contain the session token.
-import { setTimeout as delay } from 'node:timers/promises'
+import { backoff } from '../timing/backoff.js'
+import { type Sleep, sleep } from '../timing/sleep.js'
 import { serverVersionProblem } from './server-version.js'
 import type {
   CoderBuildInfo,
@@ -45,6 +46,8 @@ export interface CoderClientOptions {
   retries?: number
   /** First backoff; doubles per retry, capped at 10 s. Default 1 s. */
   retryDelayMs?: number
+  /** The pause between retries (src/timing/sleep.ts); tests give a fake clock's. */
+  sleep?: Sleep
 }
 
 const JOB_ACTIVE = new Set(['pending', 'running', 'canceling'])
@@ -60,6 +63,7 @@ export class CoderClient {
   private readonly timeoutMs: number
   private readonly retries: number
   private readonly retryDelayMs: number
+  private readonly sleep: Sleep
 
   constructor(options: CoderClientOptions) {
     this.url = options.url.replace(/\/+$/, '')
@@ -68,6 +72,7 @@ export class CoderClient {
     this.timeoutMs = options.timeoutMs ?? 30_000
     this.retries = options.retries ?? 3
     this.retryDelayMs = options.retryDelayMs ?? 1_000
+    this.sleep = options.sleep ?? sleep
   }
 
   /** No auth needed (coder-cli.md §3). */
@@ -241,8 +246,8 @@ export class CoderClient {
     const fromHeader = retryAfter ? Number(retryAfter) * 1000 : NaN
     const delay = Number.isFinite(fromHeader)
       ? Math.min(fromHeader, 30_000)
-      : Math.min(this.retryDelayMs * 2 ** attempt, 10_000)
-    await sleep(delay, this.signal)
+      : backoff({ attempt: attempt + 1, initialMs: this.retryDelayMs, maxMs: 10_000 })
+    await this.sleep(delay, this.signal)
   }
 }
 
@@ -256,11 +261,4 @@ function describeNetworkError(error: unknown): string {
     return cause?.code ?? cause?.message ?? error.message
   }
   return String(error)
-}
-
-/** Node's abortable timer; a cancel rejects with the signal's reason, like every other wait here. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return delay(ms, undefined, { signal }).catch((error: unknown) => {
-    throw signal?.aborted ? signal.reason : error
-  })
 }

@@ -1,5 +1,6 @@
 // Reusing a version that already holds our name: only this commit's, and only once it imported.
-import { type CoderTemplateVersion, isJobActive, sleep } from './client.js'
+import { systemClock } from '../timing/clock.js'
+import { type CoderTemplateVersion, isJobActive } from './client.js'
 import type { PushLog, PushTemplateVersionInput } from './push.js'
 
 // coder-cli.md §1.1: with an empty --message the CLI sends this one.
@@ -50,7 +51,8 @@ async function settle(
   found: CoderTemplateVersion,
   log: PushLog
 ): Promise<CoderTemplateVersion> {
-  const deadline = Date.now() + input.timeoutMs
+  const clock = input.clock ?? systemClock
+  const deadline = clock.now() + input.timeoutMs
   let current = found
   if (isJobActive(current.job.status)) {
     log.info(
@@ -58,12 +60,12 @@ async function settle(
     )
   }
   while (isJobActive(current.job.status)) {
-    if (Date.now() >= deadline) {
+    if (clock.now() >= deadline) {
       throw new Error(
         `The import of version "${current.name}" of template "${input.template}" was still ${current.job.status} after ${Math.round(input.timeoutMs / 1000)} s.`
       )
     }
-    await sleep(input.pollIntervalMs ?? 2_000, input.signal)
+    await clock.sleep(input.pollIntervalMs ?? 2_000, input.signal)
     const next = await input.client.versionByName(input.organization, input.template, current.name)
     if (!next) {
       throw new Error(

@@ -1,6 +1,7 @@
 // The push step: the tested version exists in Coder, inactive, under the wanted name.
 // Safe to run twice: a re-run finds the version by name and continues with it.
 import type { StepLog } from '../steps/step.js'
+import type { Clock } from '../timing/clock.js'
 import type { CoderClient, CoderTemplate, CoderTemplateVersion } from './client.js'
 import { runTemplatesPush, type TemplatesPushResult } from './cli.js'
 import { reuse } from './push-reuse.js'
@@ -35,6 +36,8 @@ export interface PushTemplateVersionInput {
   killGraceMs?: number
   /** Poll interval while waiting for an import already running. Default 2 s. */
   pollIntervalMs?: number
+  /** The time and the pause of that wait. Default the system clock; the push step gives its own. */
+  clock?: Clock
   signal?: AbortSignal
   /** The step's log: foreign text written here never runs as a workflow command. */
   log: StepLog

@@ -42,8 +42,6 @@ export interface PromoteInput {
   starting: VersionFacts | null
   coder: CoderClient
   kc: KubeConfig
-  /** The pause between attempts; tests inject one that does not wait real seconds. */
-  sleep?: (ms: number, signal: AbortSignal) => Promise<void>
 }
 
 export async function promoteTested(
@@ -155,7 +153,7 @@ async function sendPromotion(
         facts.requestSent = true
         context.publish?.({ ...facts })
       },
-      ...(input.sleep ? { sleep: input.sleep } : {})
+      ...(context.sleep ? { sleep: context.sleep } : {})
     })
     const how =
       promoted.confirmedBy === 're-read' ? ' (confirmed by a re-read of the active version)' : ''

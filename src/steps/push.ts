@@ -5,6 +5,7 @@ import { resolveCoderCli } from '../coder/cli.js'
 import { pushTemplateVersion } from '../coder/push.js'
 import type { CoderSettings } from '../settings.js'
 import { hasVersionMarker } from '../version-identity.js'
+import { sleep } from '../timing/sleep.js'
 import type { Preflight } from './preflight.js'
 import { failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
 
@@ -64,6 +65,7 @@ export async function pushVersion(
         existing.message === settings.message ||
         (settings.commitSha !== '' && hasVersionMarker(existing.message, settings.commitSha)),
       timeoutMs: PUSH_TIMEOUT_MS,
+      clock: { now: () => context.now(), sleep: context.sleep ?? sleep },
       signal: context.signal,
       log: context.log
     })

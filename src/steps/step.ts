@@ -2,6 +2,7 @@
 // a typed result that is either a value or a failure with the message a user reads and the advice
 // that goes with it, and a small context: the run's cancel signal, a logger and a clock. A step knows
 // nothing of the report or of @actions/core; it is safe to run twice with the same input.
+import type { Sleep } from '../timing/sleep.js'
 
 export type FailureStatus = 'failed' | 'timed out' | 'cancelled' | 'refused'
 export type StepStatus = 'succeeded' | 'skipped' | FailureStatus
@@ -54,7 +55,10 @@ export interface StepLog {
 export interface StepContext {
   signal: AbortSignal
   log: StepLog
+  /** The run's clock (src/timing/clock.ts): a step reads the time here, never from Date.now(). */
   now(): number
+  /** The run's pause (src/timing/sleep.ts) when it is not the real one: tests give a fake clock's. */
+  sleep?: Sleep
 }
 
 /**

@@ -91,6 +91,7 @@ export async function waitForVerdict(
       signal: context.signal,
       syncDeadline: input.syncFrom + settings.syncTimeoutSeconds * 1000,
       waitTimeoutMs: settings.waitTimeoutSeconds * 1000,
+      now: () => context.now(),
       // A spec that differs will never prove our version: stop waiting at once.
       isFinal: (seen) =>
         verdictOf(seen).state !== 'waiting' ||

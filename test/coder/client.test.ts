@@ -4,13 +4,16 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { CoderApiError, CoderClient } from '../../src/coder/client.js'
 import { startCoderSandbox, type CoderSandbox } from '../sandbox/coder/index.js'
+import { FakeClock } from '../timing/fake-clock.js'
 
 let sandbox: CoderSandbox
 let client: CoderClient
+// The client's retries pause on this clock: the default backoff (1 s, 2 s, 4 s), taken at once.
+const clock = new FakeClock()
 
 beforeAll(async () => {
   sandbox = await startCoderSandbox({ defaultOrganization: 'acme', extraOrganizations: ['beta'] })
-  client = new CoderClient({ url: `${sandbox.url}/`, token: sandbox.token, retryDelayMs: 5 })
+  client = new CoderClient({ url: `${sandbox.url}/`, token: sandbox.token, sleep: clock.sleep })
   sandbox.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
   sandbox.seedVersion({
     template: 'docker',
@@ -101,8 +104,10 @@ describe('CoderClient', () => {
     // 1 try + 3 retries, then the error; the fifth request would succeed again.
     sandbox.failNextRequests('/api/v2/organizations/acme/templates/docker', 502, 4, 'Bad gateway.')
     const start = sandbox.requests.length
+    const pauses = clock.slept.length
     const error = await rejection(client.template('acme', 'docker'))
     expect(sandbox.requests.length - start).toBe(4)
+    expect(clock.slept.slice(pauses)).toEqual([1000, 2000, 4000])
     expect(error.status).toBe(502)
     expect(error.message).toContain('Bad gateway.')
     expect((await client.template('acme', 'docker'))?.name).toBe('docker')
@@ -123,7 +128,7 @@ describe('CoderClient', () => {
       url: `http://127.0.0.1:${port}`,
       token: 't',
       retries: 1,
-      retryDelayMs: 1
+      sleep: clock.sleep
     })
     const error = await rejection(unreachable.buildInfo())
     expect(error.status).toBe(0)
@@ -146,6 +151,49 @@ describe('CoderClient', () => {
       silent.closeAllConnections()
       await new Promise<void>((resolve) => silent.close(() => resolve()))
     }
+  })
+
+  it('waits as Retry-After says, up to 30 s, before it retries a GET', async () => {
+    const answers = [
+      { status: 503, headers: { 'retry-after': '7' }, body: '{"message":"Busy."}' },
+      { status: 429, headers: { 'retry-after': '120' }, body: '{"message":"Slow down."}' },
+      { status: 200, headers: {}, body: '{"version":"v2.20.1"}' }
+    ]
+    const busy = createServer((_, response) => {
+      const answer = answers.shift()!
+      response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers })
+      response.end(answer.body)
+    })
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve))
+    try {
+      const own = new FakeClock()
+      const patient = new CoderClient({
+        url: `http://127.0.0.1:${(busy.address() as AddressInfo).port}`,
+        token: 't',
+        sleep: own.sleep
+      })
+      expect((await patient.buildInfo()).version).toBe('v2.20.1')
+      expect(own.slept).toEqual([7000, 30_000])
+    } finally {
+      await new Promise<void>((resolve) => busy.close(() => resolve()))
+    }
+  })
+
+  it('stops during a backoff when the caller aborts, with the reason', async () => {
+    const controller = new AbortController()
+    const reason = new Error('cancelled during the pause')
+    const own = new FakeClock(0, () => controller.abort(reason))
+    const interrupted = new CoderClient({
+      url: sandbox.url,
+      token: sandbox.token,
+      signal: controller.signal,
+      sleep: own.sleep
+    })
+    sandbox.failNextRequests('/api/v2/organizations/acme/templates/docker', 502, 1, 'Bad gateway.')
+    const start = sandbox.requests.length
+    await expect(interrupted.template('acme', 'docker')).rejects.toBe(reason)
+    expect(sandbox.requests.length - start).toBe(1)
+    expect(own.slept).toEqual([1000])
   })
 
   it('stops at once when the caller aborts', async () => {

@@ -5,6 +5,7 @@ import { pushTemplateVersion, type PushTemplateVersionInput } from '../../src/co
 import type { StepLog } from '../../src/steps/step.js'
 import { FAKE_CODER_PATH, startCoderSandbox, type CoderSandbox } from '../sandbox/coder/index.js'
 import { collector, makeTemplateDir, makeTempDir, recordingLog } from './helpers.js'
+import { FakeClock } from '../timing/fake-clock.js'
 
 let sandbox: CoderSandbox
 let temp: ReturnType<typeof makeTempDir>
@@ -194,15 +195,41 @@ describe('pushTemplateVersion', () => {
       jobStatus: 'running',
       message: 'feat: z (run 9)'
     })
-    const done = pushTemplateVersion(input('docker', 'v3.0.0', { message: 'feat: z (run 9)' }))
-    await new Promise((resolve) => setTimeout(resolve, 100))
     const running = sandbox.backend.findVersionByName('acme', 'docker', 'v3.0.0')!
-    expect(running.jobStatus).toBe('running')
-    sandbox.completeJob(running.id, 'succeeded')
-    const outcome = await done
+    const seen: string[] = []
+    // The other run's import ends during our first pause.
+    const clock = new FakeClock(0, () => {
+      seen.push(running.jobStatus)
+      sandbox.completeJob(running.id, 'succeeded')
+    })
+    const outcome = await pushTemplateVersion(
+      input('docker', 'v3.0.0', { message: 'feat: z (run 9)', pollIntervalMs: undefined, clock })
+    )
+    expect(seen).toEqual(['running'])
+    expect(clock.slept).toEqual([2_000]) // the default poll interval
     expect(outcome.versionId).toBe(running.id)
     expect(outcome.reusedExistingVersion).toBe(true)
     expect(infos.join('\n')).toContain('is still running (started by another run); waiting')
+  })
+
+  it("gives up on another run's import at the push time limit, on the push's clock", async () => {
+    sandbox.seedVersion({
+      template: 'docker',
+      name: 'v3.1.0',
+      jobStatus: 'running',
+      message: 'feat: y (run 8)'
+    })
+    const clock = new FakeClock(1_000_000)
+    const waiting = input('docker', 'v3.1.0', {
+      message: 'feat: y (run 8)',
+      timeoutMs: 20_000,
+      pollIntervalMs: 2_000,
+      clock
+    })
+    await expect(pushTemplateVersion(waiting)).rejects.toThrow(
+      'The import of version "v3.1.0" of template "docker" was still running after 20 s.'
+    )
+    expect(clock.slept).toEqual(Array(10).fill(2_000))
   })
 
   it('falls back to the active version when an old CLI dropped --name on create', async () => {

@@ -10,6 +10,7 @@ import type { StepContext } from '../../src/steps/step.js'
 import { type CoderSandbox, startCoderSandbox } from '../sandbox/coder/index.js'
 import { type PromoteFault, startKubeSandbox } from '../sandbox/kube/index.js'
 import type { KubeSandbox } from '../sandbox/kube/index.js'
+import { FakeClock } from '../timing/fake-clock.js'
 
 const NS = 'coder-tests'
 const silent = {
@@ -46,8 +47,7 @@ async function world(signal: AbortSignal): Promise<PromoteInput> {
     tested: facts('v1.0.0'),
     starting: facts('v0.9.0'),
     coder: new CoderClient({ url: coder.url, token: coder.token, signal }),
-    kc: loadKubeConfig({ kubeconfig: kube.kubeconfig(), context: '' }).kc,
-    sleep: async () => {}
+    kc: loadKubeConfig({ kubeconfig: kube.kubeconfig(), context: '' }).kc
   }
 }
 
@@ -67,8 +67,10 @@ describe('promoteTested: another writer during the pause before a re-send', () =
     const input = await world(signal)
     const writer = () => coder.activateVersion({ template: 'docker', version: 'v0.8.0' })
     kube.faults.promote.push({ ...fault, afterAnswer: writer })
-    const context: StepContext = { signal, log: silent, now: Date.now }
+    const clock = new FakeClock()
+    const context: StepContext = { signal, log: silent, ...clock }
     const result = await promoteTested(input, context)
+    expect(clock.slept).toEqual([1000])
     const third = coder.backend.findVersionByName('acme', 'docker', 'v0.8.0')!
     expect(result.ok).toBe(false)
     if (result.ok) return
@@ -83,8 +85,10 @@ describe('promoteTested: another writer during the pause before a re-send', () =
     const signal = new AbortController().signal
     const input = await world(signal)
     kube.faults.promote.push({ kind: 'status', code: 429 })
-    const result = await promoteTested(input, { signal, log: silent, now: Date.now })
+    const clock = new FakeClock()
+    const result = await promoteTested(input, { signal, log: silent, ...clock })
     expect(result.ok && result.value.result).toBe('Promoted')
+    expect(clock.slept).toEqual([1000])
     expect(promoteRequests()).toBe(2)
     expect(activeName()).toBe('v1.0.0')
   })

@@ -6,11 +6,13 @@ import type { MutatedModule } from './mutation-types.js'
 import { FOREIGN_TEXT_MODULES } from './mutations-foreign-text.js'
 import { GATE_MODULES } from './mutations-gate.js'
 import { GITOPS_KUBE_MODULES } from './mutations-gitops-kube.js'
+import { TIMING_MODULES } from './mutations-timing.js'
 
 export type { MutatedModule, Mutation } from './mutation-types.js'
 
 export const MUTATED_MODULES: MutatedModule[] = [
   ...GATE_MODULES,
   ...GITOPS_KUBE_MODULES,
-  ...FOREIGN_TEXT_MODULES
+  ...FOREIGN_TEXT_MODULES,
+  ...TIMING_MODULES
 ]

@@ -14,6 +14,7 @@ import {
   runPromotion
 } from '../../src/promote-step.js'
 import type { VersionFacts } from '../../src/promotion-guard.js'
+import { FakeClock } from '../timing/fake-clock.js'
 
 const OURS = '11111111-1111-4111-8111-111111111111'
 const PREVIOUS = '22222222-2222-4222-8222-222222222222'
@@ -586,6 +587,20 @@ describe('runPromotion', () => {
     expect(io.calls).toEqual(['post', 'guard-read', 'post', 'guard-read', 'post'])
   })
 
+  it('pauses 1 s, 2 s, 4 s, 8 s between its five attempts (on the clock it is given)', async () => {
+    const clock = new FakeClock()
+    const busy = kube(429, 'TooManyRequests', RATE_LIMITED)
+    const io = scripted([busy, busy, busy, busy, busy], [])
+    const promise = runPromotion({
+      ...base,
+      ...io,
+      sleep: clock.sleep,
+      signal: new AbortController().signal
+    })
+    await expect(promise).rejects.toBeInstanceOf(PromotionFailedError)
+    expect(clock.slept).toEqual([1000, 2000, 4000, 8000])
+  })
+
   // Another writer acts during the pause before a re-send: the guard, read again, decides.
   it.each([
     ['a 429', kube(429, 'TooManyRequests', RATE_LIMITED)],
@@ -776,10 +791,21 @@ describe('runPromotion', () => {
 
   it('stops retrying when cancelled during the backoff', async () => {
     const controller = new AbortController()
+    const clock = new FakeClock(0, () => controller.abort(new Error('SIGTERM')))
     const io = scripted([kube(429, 'TooManyRequests', RATE_LIMITED), created('Promoted')], [])
-    const promise = runPromotion({ ...base, ...io, sleep: undefined, signal: controller.signal })
-    setTimeout(() => controller.abort(), 20)
+    const promise = runPromotion({ ...base, ...io, sleep: clock.sleep, signal: controller.signal })
     await expect(promise).rejects.toBeInstanceOf(PromotionCancelledError)
+    await expect(promise).rejects.toThrow('nothing was promoted')
     expect(io.calls).toEqual(['post'])
+  })
+
+  it('says the outcome is unknown when cancelled in the pause after an unclear answer', async () => {
+    const controller = new AbortController()
+    const clock = new FakeClock(0, () => controller.abort())
+    // No answer, and the re-read finds the previous version still active: a retry after a pause.
+    const io = scripted([{ httpStatus: 0, message: 'socket hang up' }], [PREVIOUS])
+    const promise = runPromotion({ ...base, ...io, sleep: clock.sleep, signal: controller.signal })
+    await expect(promise).rejects.toThrow('may or may not be active')
+    expect(io.calls).toEqual(['post', 'read'])
   })
 })

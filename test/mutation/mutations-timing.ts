@@ -1,0 +1,29 @@
+// Mutations of the timing toolkit (src/timing/): the one backoff every retry loop uses.
+import { type MutatedModule, mutationsOf } from './mutation-types.js'
+
+export const TIMING_MODULES: MutatedModule[] = [
+  {
+    name: 'backoff',
+    tests: ['test/unit/backoff.test.ts'],
+    mutations: mutationsOf('src/timing/backoff.ts', [
+      [
+        'const base = Math.min(initialMs * factor ** Math.max(0, attempt - 1), maxMs)',
+        'const base = initialMs * factor ** Math.max(0, attempt - 1)',
+        'no cap'
+      ],
+      [
+        'factor ** Math.max(0, attempt - 1)',
+        'factor ** Math.max(0, attempt)',
+        'one doubling too many'
+      ],
+      [
+        'const { attempt, initialMs, maxMs, factor = 2 }',
+        'const { attempt, initialMs, maxMs, factor = 1.5 }',
+        'slower growth'
+      ],
+      ['1 - fraction + random() * 2 * fraction', '1 + random() * fraction', 'jitter only upwards'],
+      ['return Math.round(ms *', 'return Math.floor(ms *', 'jitter rounds down'],
+      ['withJitter(base, input.jitter ?? 0, input.random)', 'base', 'jitter ignored']
+    ])
+  }
+]

@@ -11,7 +11,6 @@ import { startKubeSandbox } from '../sandbox/kube/server.js'
 import type { KubeSandbox } from '../sandbox/kube/server.js'
 import { FakeCoder, eventually, testManifest } from './helpers.js'
 
-
 const kubectl = findKubectl()
 if (!kubectl) console.warn('kubectl is not installed: the kubectl fidelity tests are skipped')
 const suite = kubectl ? describe : describe.skip

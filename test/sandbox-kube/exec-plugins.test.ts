@@ -1,7 +1,7 @@
 // Exec credential plugin fixtures (test/sandbox/kube/exec-plugins.ts) against the sandbox, with the
 // real @kubernetes/client-node and, when installed, kubectl: what each plugin makes the client do,
 // including where a credential shows up in an error (the gate must not print such errors raw).
-import { execFile, execFileSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node'
 import { kubeRequest, maskCredentialsWith } from '../../src/kube/request.js'
 import { ExecPlugins } from '../sandbox/kube/exec-plugins.js'
+import { findKubectl } from '../sandbox/kube/kubectl-binary.js'
 import { startKubeSandbox } from '../sandbox/kube/server.js'
 import type { KubeSandbox } from '../sandbox/kube/server.js'
 import { FakeCoder, testManifest } from './helpers.js'
@@ -87,14 +88,6 @@ describe('exec credential plugins with @kubernetes/client-node', () => {
   })
 })
 
-function findKubectl(): string | null {
-  if (process.env.KUBECTL) return process.env.KUBECTL
-  try {
-    return execFileSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' }).trim() || null
-  } catch {
-    return null
-  }
-}
 const kubectl = findKubectl()
 if (!kubectl) console.warn('kubectl is not installed: the exec plugin kubectl tests are skipped')
 const withKubectl = kubectl ? describe : describe.skip

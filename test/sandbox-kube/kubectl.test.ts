@@ -1,24 +1,15 @@
 // kubectl fidelity: the real kubectl talks to the sandbox with a temporary kubeconfig.
 // Skips with a message when kubectl is not installed (Debian: apt-get install -y kubernetes-client).
 // KUBECTL=<path> selects another binary.
-import { execFile, execFileSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
+import { findKubectl } from '../sandbox/kube/kubectl-binary.js'
 import { startKubeSandbox } from '../sandbox/kube/server.js'
 import type { KubeSandbox } from '../sandbox/kube/server.js'
 import { FakeCoder, eventually, testManifest } from './helpers.js'
-
-/** $KUBECTL (a specific binary) or kubectl on PATH. */
-function findKubectl(): string | null {
-  if (process.env.KUBECTL) return process.env.KUBECTL
-  try {
-    return execFileSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' }).trim() || null
-  } catch {
-    return null
-  }
-}
 
 const kubectl = findKubectl()
 if (!kubectl) console.warn('kubectl is not installed: the kubectl fidelity tests are skipped')

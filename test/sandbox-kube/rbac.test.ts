@@ -3,13 +3,14 @@
 // SelfSubjectAccessReview answered from the same rules (coder-k8s-api.md §3).
 // Real HTTP (node:http through helpers.call) and @kubernetes/client-node; kubectl auth can-i when
 // kubectl is installed.
-import { execFile, execFileSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import { AuthorizationV1Api, KubeConfig } from '@kubernetes/client-node'
 import { parseAllDocuments } from 'yaml'
+import { findKubectl } from '../sandbox/kube/kubectl-binary.js'
 import { startKubeSandbox } from '../sandbox/kube/server.js'
 import type { KubeSandbox } from '../sandbox/kube/server.js'
 import { ALLOW_ALL_RULES, defaultGateRolePath, loadRole } from '../sandbox/kube/rbac.js'
@@ -400,15 +401,6 @@ describe('SelfSubjectAccessReview', () => {
   })
 })
 
-/** $KUBECTL (a specific binary) or kubectl on PATH. */
-function findKubectl(): string | null {
-  if (process.env.KUBECTL) return process.env.KUBECTL
-  try {
-    return execFileSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' }).trim() || null
-  } catch {
-    return null
-  }
-}
 const kubectl = findKubectl()
 if (!kubectl) console.warn('kubectl is not installed: the kubectl auth can-i tests are skipped')
 const withKubectl = kubectl ? describe : describe.skip

@@ -358,6 +358,29 @@ function parseVarsFile(file) {
   return entries
 }
 
+const YAML_NULLS = ['', '~', 'null', 'Null', 'NULL']
+const isYamlNull = (YAML, node) =>
+  node === null || (YAML.isScalar(node) && node.type === 'PLAIN' && YAML_NULLS.includes(node.value))
+
+// The YAML 1.2 core tag yaml.v3 resolves a node to (its unmarshal errors name it).
+function yamlTag(YAML, node) {
+  if (YAML.isMap(node)) return '!!map'
+  if (YAML.isSeq(node)) return '!!seq'
+  if (node.type !== 'PLAIN') return '!!str'
+  const text = String(node.value)
+  if (/^(true|false|True|False|TRUE|FALSE)$/.test(text)) return '!!bool'
+  if (/^[-+]?(0|[1-9][0-9_]*|0x[0-9a-fA-F_]+|0o?[0-7_]+)$/.test(text)) return '!!int'
+  if (
+    /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$|^[-+]?\.(inf|Inf|INF)$|^\.(nan|NaN|NAN)$/.test(
+      text
+    )
+  )
+    return '!!float'
+  return '!!str'
+}
+
+const unmarshalErrors = (lines) => new CliError(`yaml: unmarshal errors:\n  ${lines.join('\n  ')}`)
+
 // gopkg.in/yaml.v3 into map[string]string: every scalar keeps its text, null is "", and a
 // non-map document or a nested value is an unmarshal error.
 async function parseVariablesFile(path) {
@@ -382,26 +405,8 @@ async function parseVariablesFile(path) {
     )
   }
   const root = doc.contents
-  const NULLS = ['', '~', 'null', 'Null', 'NULL']
-  const isNull = (node) =>
-    node === null || (YAML.isScalar(node) && node.type === 'PLAIN' && NULLS.includes(node.value))
-  const tagOf = (node) => {
-    if (YAML.isMap(node)) return '!!map'
-    if (YAML.isSeq(node)) return '!!seq'
-    if (node.type !== 'PLAIN') return '!!str'
-    const text = String(node.value)
-    if (/^(true|false|True|False|TRUE|FALSE)$/.test(text)) return '!!bool'
-    if (/^[-+]?(0|[1-9][0-9_]*|0x[0-9a-fA-F_]+|0o?[0-7_]+)$/.test(text)) return '!!int'
-    if (
-      /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$|^[-+]?\.(inf|Inf|INF)$|^\.(nan|NaN|NAN)$/.test(
-        text
-      )
-    )
-      return '!!float'
-    return '!!str'
-  }
-  const unmarshalErrors = (lines) =>
-    new CliError(`yaml: unmarshal errors:\n  ${lines.join('\n  ')}`)
+  const isNull = (node) => isYamlNull(YAML, node)
+  const tagOf = (node) => yamlTag(YAML, node)
   if (isNull(root)) {
     invocation.variablesFile.entries = {}
     return []
@@ -467,6 +472,35 @@ function stamp(startedAt) {
 }
 
 async function templatesPush(args) {
+  const { flags, api, directory, templateName } = pushTarget(args)
+  const org = await selectOrganization(api, flags)
+  checkNames(templateName, flags)
+  const template = await findTemplate(api, org, templateName)
+  const varsFiles = warnBeforeUpload(flags, directory)
+  const version = await uploadVersion(api, org, template, flags, directory, varsFiles)
+
+  const job = await waitForImport(api, version.id)
+  if (job.status === 'canceled') throw new Canceled()
+  if (job.status === 'failed') throw new CliError(job.error || 'import failed')
+
+  if (!template) {
+    await api('POST', `/api/v2/organizations/${org.id}/templates`, {
+      name: templateName,
+      template_version_id: version.id
+    })
+    out(
+      `The ${templateName} template has been created at ${new Date().toISOString()}! Developers can provision a workspace with this template using:`
+    )
+    out('')
+    out(`   coder create --template="${templateName}" [workspace name]`)
+  } else if (flags.activate) {
+    await api('PATCH', `/api/v2/templates/${template.id}/versions`, { id: version.id })
+  }
+  out(`Updated version ${version.name} at ${new Date().toISOString()}!`)
+}
+
+/** The flags, the login, the template directory and the template name of a push. */
+function pushTarget(args) {
   const { flags, explicit, positional } = parseFlags(args, PUSH_FLAGS)
   if (positional.length > 1) {
     throw new CliError(`wanted no more than 1 args but got ${positional.length}`)
@@ -491,28 +525,30 @@ async function templatesPush(args) {
   if (!isAbsolute(directory)) {
     throw new CliError(`fake coder: --directory must be absolute, got ${JSON.stringify(directory)}`)
   }
-  const templateName = positional[0] ?? basename(directory)
+  return { flags, api, directory, templateName: positional[0] ?? basename(directory) }
+}
 
-  // §1.8 organization selection
+// §1.8 organization selection
+async function selectOrganization(api, flags) {
   const orgs = await api('GET', '/api/v2/users/me/organizations')
   const orgFlag = flags.org || process.env.CODER_ORGANIZATION || ''
-  let org
   if (orgFlag) {
-    org = orgs.find((o) => o.name === orgFlag || o.id === orgFlag)
+    const org = orgs.find((o) => o.name === orgFlag || o.id === orgFlag)
     if (!org) {
       throw new CliError(
         `organization "${orgFlag}" not found, are you sure you are a member of this organization? Valid options for '--org=' are [${orgs.map((o) => o.name).join(', ')}].`
       )
     }
-  } else if (orgs.length === 1) {
-    org = orgs[0]
-  } else {
-    throw new CliError(
-      `Must select an organization with --org=<org_name>. Choose from: ${orgs.map((o) => o.name).join(', ')}`
-    )
+    return org
   }
+  if (orgs.length === 1) return orgs[0]
+  throw new CliError(
+    `Must select an organization with --org=<org_name>. Choose from: ${orgs.map((o) => o.name).join(', ')}`
+  )
+}
 
-  // §1.2 step 3 (newest CLIs)
+// §1.2 step 3 (newest CLIs)
+function checkNames(templateName, flags) {
   if (!TEMPLATE_NAME_RE.test(templateName) || templateName.length > 32) {
     throw new CliError(
       `template name "${templateName}" is invalid: must be alphanumeric with hyphens`
@@ -523,16 +559,23 @@ async function templatesPush(args) {
       `template version name "${flags.name}" is invalid: must be alphanumeric with underscores and dots`
     )
   }
-  let template = null
+}
+
+/** The template, or null when the organization has none of that name. */
+async function findTemplate(api, org, templateName) {
   try {
-    template = await api(
+    return await api(
       'GET',
       `/api/v2/organizations/${org.id}/templates/${encodeURIComponent(templateName)}`
     )
   } catch (error) {
     if (error.status !== 404) throw error
+    return null
   }
+}
 
+/** The lockfile and tfvars notices; returns the tfvars files found. */
+function warnBeforeUpload(flags, directory) {
   if (!flags['ignore-lockfile'] && !listFiles(directory).includes('.terraform.lock.hcl')) {
     out('No .terraform.lock.hcl file found')
     out(
@@ -548,7 +591,11 @@ async function templatesPush(args) {
       'Auto-discovered Terraform tfvars files. Make sure to review and clean up any unused files.'
     )
   }
+  return varsFiles
+}
 
+/** Confirm, upload the archive, then create the template version with its variables. */
+async function uploadVersion(api, org, template, flags, directory, varsFiles) {
   if (!flags.yes) await confirm(`Upload "${directory}"?`)
   const { archive } = tarDirectory(directory)
   const file = await api('POST', '/api/v2/files', archive, 'application/x-tar')
@@ -560,7 +607,7 @@ async function templatesPush(args) {
   )
   invocation.variables = variables
 
-  const version = await api('POST', `/api/v2/organizations/${org.id}/templateversions`, {
+  return api('POST', `/api/v2/organizations/${org.id}/templateversions`, {
     ...(template ? { template_id: template.id } : {}),
     name: flags.name,
     message: flags.message || 'Uploaded from the CLI',
@@ -570,25 +617,6 @@ async function templatesPush(args) {
     tags: {},
     user_variable_values: variables
   })
-
-  const job = await waitForImport(api, version.id)
-  if (job.status === 'canceled') throw new Canceled()
-  if (job.status === 'failed') throw new CliError(job.error || 'import failed')
-
-  if (!template) {
-    await api('POST', `/api/v2/organizations/${org.id}/templates`, {
-      name: templateName,
-      template_version_id: version.id
-    })
-    out(
-      `The ${templateName} template has been created at ${new Date().toISOString()}! Developers can provision a workspace with this template using:`
-    )
-    out('')
-    out(`   coder create --template="${templateName}" [workspace name]`)
-  } else if (flags.activate) {
-    await api('PATCH', `/api/v2/templates/${template.id}/versions`, { id: version.id })
-  }
-  out(`Updated version ${version.name} at ${new Date().toISOString()}!`)
 }
 
 // §1.2 step 11: poll the version; on SIGINT cancel the job (§1.3) and wait for the end.

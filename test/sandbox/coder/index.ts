@@ -834,9 +834,10 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
     }
     let status = 500
     let recordedBody: string | undefined
+    let answer: string | undefined
     const send = (code: number, body: unknown): void => {
       status = code
-      const text = JSON.stringify(body)
+      const text = (answer = JSON.stringify(body))
       res.writeHead(code, {
         'Content-Type': 'application/json',
         'Content-Length': Buffer.byteLength(text)
@@ -925,7 +926,8 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
         status,
         at: Date.now(),
         ...(recordedBody !== undefined ? { body: recordedBody } : {}),
-        headers
+        headers,
+        ...(answer !== undefined ? { answer } : {})
       }
       requests.push(entry)
       events.emit('request', entry)

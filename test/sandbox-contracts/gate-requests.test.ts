@@ -14,8 +14,10 @@ import {
   undescribedStatus
 } from './descriptions.js'
 import { runGateInProcess } from './gate-in-process.js'
+import { exchangeProblems, gateDocuments } from './graphql-contract.js'
 
 const github: RecordedRequest[] = []
+const graphqlExchanges: RecordedRequest[] = []
 const coder: RecordedRequest[] = []
 const worlds: World[] = []
 const exitCodes: Record<string, number> = {}
@@ -65,7 +67,9 @@ beforeAll(async () => {
     const context = spec.pr ? w.openTemplatesPullRequest().context : {}
     const run = await runGateInProcess(w, spec.inputs, context)
     exitCodes[spec.name] = run.exitCode
-    github.push(...w.github.requests.filter((r) => !/^\/(api\/)?graphql/.test(r.path)))
+    for (const r of w.github.requests) {
+      ;(/^\/(api\/)?graphql/.test(r.path) ? graphqlExchanges : github).push(r)
+    }
     coder.push(...w.coder.requests)
   }
 }, 120_000)
@@ -115,6 +119,22 @@ describe('the gate against the official API descriptions', () => {
     expect([...gaps]).toEqual([
       'GET /organizations/{organization}/templates/{templatename}/versions/{templateversionname} 404'
     ])
+  })
+})
+
+describe("the gate's GraphQL exchanges in these runs", () => {
+  it('send only documents of src/, valid against GitHub’s schema, answered as selected', () => {
+    const documents = gateDocuments()
+    expect(graphqlExchanges.length).toBeGreaterThan(0)
+    for (const exchange of graphqlExchanges) {
+      const { query, variables } = JSON.parse(exchange.body ?? '{}') as {
+        query: string
+        variables?: Record<string, unknown>
+      }
+      expect(documents).toContain(query)
+      const answer = JSON.parse(exchange.answer ?? '{}') as { data?: unknown }
+      expect(exchangeProblems(query, variables, answer)).toEqual([])
+    }
   })
 })
 

@@ -258,6 +258,8 @@ function checkParameters(desc: Description, op: Operation, query: URLSearchParam
   return problems
 }
 
+const valueValidators = new Map<string, ValidateFunction>()
+
 /** A parameter value (always text on the wire) against its schema, coerced as servers read it. */
 function checkValue(desc: Description, schema: Json, text: string, what: string): string[] {
   const coerced =
@@ -270,7 +272,9 @@ function checkValue(desc: Description, schema: Json, text: string, what: string)
             ? false
             : text
         : text
-  const validate = desc.ajv.compile(JSON.parse(JSON.stringify(schema)) as Json)
+  const key = JSON.stringify(schema)
+  let validate = valueValidators.get(key)
+  if (!validate) valueValidators.set(key, (validate = desc.ajv.compile(JSON.parse(key) as Json)))
   if (validate(coerced)) return []
   return [`${what}=${JSON.stringify(text)}: ${desc.ajv.errorsText(validate.errors)}`]
 }

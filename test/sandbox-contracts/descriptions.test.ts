@@ -13,7 +13,9 @@ import {
 
 const JSON_BODY = { 'content-type': 'application/json; charset=utf-8' }
 
-function exchange(partial: Partial<RecordedRequest> & { answer?: unknown }): RecordedRequest {
+function exchange(
+  partial: Partial<Omit<RecordedRequest, 'answer'>> & { answer?: unknown }
+): RecordedRequest {
   const { answer, ...rest } = partial
   return {
     method: 'GET',

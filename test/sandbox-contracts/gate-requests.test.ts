@@ -89,7 +89,7 @@ describe('the gate against the official API descriptions', () => {
   })
 
   it('sends GitHub only described REST requests, and the sandbox answers as described', () => {
-    githubDescription = loadGitHubDescription()
+    githubDescription = loadGitHubDescription(github)
     const problems = github.flatMap((r) => checkExchange(githubDescription, r))
     expect(problems).toEqual([])
   })

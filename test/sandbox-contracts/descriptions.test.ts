@@ -3,13 +3,8 @@
 // type or a null where Coder omits the field. Synthetic exchanges, no servers.
 import { beforeAll, describe, expect, it } from '@jest/globals'
 import type { RecordedRequest } from '../sandbox/contracts.js'
-import {
-  checkExchange,
-  type Description,
-  loadCoderDescription,
-  loadGitHubDescription,
-  undescribedStatus
-} from './descriptions.js'
+import { type Description, loadCoderDescription, loadGitHubDescription } from './descriptions.js'
+import { checkExchange, undescribedStatus } from './exchange-check.js'
 
 const JSON_BODY = { 'content-type': 'application/json; charset=utf-8' }
 

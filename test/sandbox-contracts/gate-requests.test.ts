@@ -6,13 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import type { RecordedRequest } from '../sandbox/contracts.js'
 import { GITOPS_REPO, OWNER, startWorld, type World } from '../sandbox/world.js'
-import {
-  checkExchange,
-  type Description,
-  loadCoderDescription,
-  loadGitHubDescription,
-  undescribedStatus
-} from './descriptions.js'
+import { type Description, loadCoderDescription, loadGitHubDescription } from './descriptions.js'
+import { checkExchange, undescribedStatus } from './exchange-check.js'
 import { runGateInProcess } from './gate-in-process.js'
 import { exchangeProblems, gateDocuments } from './graphql-contract.js'
 

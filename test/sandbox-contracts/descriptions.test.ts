@@ -78,6 +78,12 @@ describe('GitHub REST exchanges against api.github.com.json', () => {
     expect(checkExchange(github, labels([{ name: 'coder' }]))).toEqual([])
   })
 
+  it('finds a field the description does not name (real GitHub would not send it)', () => {
+    expect(checkExchange(github, labels([{ ...label, merged: true }])).join()).toContain(
+      'answer/0/merged is not in the description'
+    )
+  })
+
   it('checks an error status the description leaves out against basic-error, and names it', () => {
     const protection = exchange({
       path: '/repos/a/b/branches/main/protection',
@@ -114,6 +120,13 @@ describe('Coder REST exchanges against coder-api-subset.json', () => {
     expect(nulls.join()).toContain('answer/name must be string')
     const empty = exchange({ path: '/api/v2/users/me', answer: { ...user, avatar_url: '' } })
     expect(checkExchange(coder, empty).join()).toContain('answer/avatar_url must match format')
+  })
+
+  it('finds a field the subset does not name', () => {
+    const extra = exchange({ path: '/api/v2/users/me', answer: { ...user, nickname: 'a' } })
+    expect(checkExchange(coder, extra).join()).toContain(
+      'answer/nickname is not in the description'
+    )
   })
 
   it('finds an operation outside the subset', () => {

@@ -13,6 +13,7 @@ import {
   pointer,
   resolve
 } from './operations.js'
+import { unknownFields } from './unknown-fields.js'
 
 const compiled = new WeakMap<Description, Map<string, ValidateFunction>>()
 
@@ -28,10 +29,18 @@ function validator(desc: Description, id: string, ref: string): ValidateFunction
 function problemsOf(desc: Description, ref: string, value: unknown, what: string): string[] {
   const id = what === 'answer' ? `${desc.name}-answers` : desc.name
   const validate = validator(desc, id, ref)
-  if (validate(value)) return []
-  return (validate.errors ?? []).map(
-    (e) => `${what}${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`
+  // Answers and bodies alike: a field the description does not name is one the server would not
+  // send (or would not read).
+  const unknown = unknownFields(desc, { $ref: ref }, value).map(
+    (at) => `${what}${at} is not in the description`
   )
+  if (validate(value)) return unknown
+  return [
+    ...(validate.errors ?? []).map(
+      (e) => `${what}${e.instancePath} ${e.message ?? ''} ${JSON.stringify(e.params)}`
+    ),
+    ...unknown
+  ]
 }
 
 /** Everything wrong with one recorded exchange, as readable lines (empty: it matches). */

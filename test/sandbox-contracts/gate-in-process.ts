@@ -1,6 +1,7 @@
 // The gate's run() in this process against a sandbox world: the same requests the bundle sends,
 // without building or spawning it. The environment is what the runner gives a JavaScript action
-// (action-runner.ts); process.env and the working directory are restored afterwards.
+// (action-runner.ts); process.env is restored afterwards. The gate finds its directory through
+// GITHUB_WORKSPACE, so the working directory stays (process.chdir fails in worker threads).
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -50,14 +51,12 @@ export async function runGateInProcess(
 ): Promise<InProcessRun> {
   const env = runnerEnv(world.inputs(overrides), world.context(context))
   const saved = { ...process.env }
-  const cwd = process.cwd()
   const write = process.stdout.write.bind(process.stdout)
   let stdout = ''
   for (const name of Object.keys(process.env)) {
     if (/^(INPUT_|GITHUB_|RUNNER_|KUBECONFIG$)/.test(name)) delete process.env[name]
   }
   Object.assign(process.env, env)
-  process.chdir(env.GITHUB_WORKSPACE)
   // The workflow commands and log lines of the run are kept, not printed among the test output.
   process.stdout.write = ((chunk: string | Uint8Array) => {
     stdout += chunk.toString()
@@ -74,7 +73,6 @@ export async function runGateInProcess(
   } finally {
     process.stdout.write = write
     process.exitCode = undefined
-    process.chdir(cwd)
     for (const name of Object.keys(process.env)) delete process.env[name]
     Object.assign(process.env, saved)
   }

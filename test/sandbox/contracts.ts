@@ -68,4 +68,6 @@ export interface RecordedRequest {
   at: number // Date.now() when the answer was sent
   body?: string
   headers?: Record<string, string | string[] | undefined>
+  /** The JSON text of the answer, when there was one (checked against the API descriptions). */
+  answer?: string
 }

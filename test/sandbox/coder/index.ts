@@ -393,10 +393,10 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
       created_by_name: users.find((u) => u.id === t.createdBy)?.username ?? ''
     }
   }
+  // avatar_url is `omitempty` in codersdk and the sandbox has no avatars (coder-api-subset.md).
   const minimalUser = (id: string) => ({
     id,
-    username: users.find((u) => u.id === id)?.username ?? '',
-    avatar_url: ''
+    username: users.find((u) => u.id === id)?.username ?? ''
   })
   // codersdk.User; role display names as Coder's built-in roles (guess for the exact casing).
   const ROLE_DISPLAY: Record<string, string> = {
@@ -408,7 +408,6 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
   const userJson = (u: UserRecord) => ({
     id: u.id,
     username: u.username,
-    avatar_url: '',
     name: '',
     email: u.email,
     created_at: u.createdAt,
@@ -866,9 +865,10 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
     }
     let status = 500
     let recordedBody: string | undefined
+    let answer: string | undefined
     const send = (code: number, body: unknown): void => {
       status = code
-      const text = JSON.stringify(body)
+      const text = (answer = JSON.stringify(body))
       res.writeHead(code, {
         'Content-Type': 'application/json',
         'Content-Length': Buffer.byteLength(text)
@@ -957,7 +957,8 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
         status,
         at: Date.now(),
         ...(recordedBody !== undefined ? { body: recordedBody } : {}),
-        headers
+        headers,
+        ...(answer !== undefined ? { answer } : {})
       }
       requests.push(entry)
       events.emit('request', entry)
@@ -1039,7 +1040,7 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
         templateId: null,
         organizationId: org.id,
         message: 'seeded',
-        fileId: '',
+        fileId: randomUUID(), // codersdk.ProvisionerJob.file_id: always a UUID
         status: 'succeeded',
         createdAt: input.createdAt,
         createdBy: creator.id
@@ -1071,7 +1072,7 @@ export async function startCoderSandbox(options: CoderSandboxOptions = {}): Prom
         templateId: template.id,
         organizationId: org.id,
         message: input.message ?? 'seeded',
-        fileId: '',
+        fileId: randomUUID(), // codersdk.ProvisionerJob.file_id: always a UUID
         status: input.jobStatus ?? 'succeeded',
         error: input.jobError,
         createdAt: input.createdAt,

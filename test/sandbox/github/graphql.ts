@@ -7,6 +7,7 @@ import { headSha, mergeability } from './pulls.js'
 import type { Route, RouteContext } from './router.js'
 import type { MergeMethod, StoredPull, StoredRepo } from './state.js'
 import { gitDate } from './git-objects.js'
+import { selectedOnly } from './selection.js'
 
 interface Token {
   kind: 'punct' | 'name' | 'string' | 'number' | 'variable'
@@ -491,5 +492,5 @@ export const graphqlRoute: Route = {
   method: 'POST',
   template: '/graphql',
   docs: DOCS.graphql,
-  handle: (ctx) => ({ status: 200, json: execute(ctx) })
+  handle: (ctx) => ({ status: 200, json: selectedOnly(ctx.input(), execute(ctx)) })
 }

@@ -81,7 +81,14 @@ export function gitCommitJson(ctx: RouteContext, repo: StoredRepo, commit: Commi
       url: `${api}/git/commits/${sha}`,
       html_url: `${ctx.htmlRepoUrl(repo)}/commit/${sha}`
     })),
-    verification: { verified: false, reason: 'unsigned', signature: null, payload: null }
+    // verified_at: required (nullable) in api.github.com.json's verification schema
+    verification: {
+      verified: false,
+      reason: 'unsigned',
+      signature: null,
+      payload: null,
+      verified_at: null
+    }
   }
 }
 

@@ -298,14 +298,20 @@ export async function startGitHubSandbox(
     return headers
   }
 
-  function record(req: IncomingMessage, requestBody: string, status: number): void {
+  function record(
+    req: IncomingMessage,
+    requestBody: string,
+    status: number,
+    answer?: string
+  ): void {
     requests.push({
       method: req.method ?? '',
       path: req.url ?? '',
       status,
       at: Date.now(),
       ...(requestBody === '' ? {} : { body: requestBody }),
-      headers: redactedHeaders(req)
+      headers: redactedHeaders(req),
+      ...(answer === undefined ? {} : { answer })
     })
   }
 
@@ -325,8 +331,9 @@ export async function startGitHubSandbox(
       'x-github-api-version-selected': '2022-11-28',
       ...headers
     })
-    res.end(withBody ? JSON.stringify(json) : undefined)
-    record(req, requestBody, status)
+    const answer = withBody ? JSON.stringify(json) : undefined
+    res.end(answer)
+    record(req, requestBody, status, answer)
   }
 
   /**

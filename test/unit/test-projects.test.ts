@@ -1,0 +1,53 @@
+// Every test file belongs to exactly one jest project (unit, adapter, e2e): a file that no project
+// matches would never run, and one that two match would run twice.
+import { readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from '@jest/globals'
+
+const root = path.resolve(new URL('../..', import.meta.url).pathname)
+const config = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).jest as {
+  projects: { displayName: string; testMatch: string[] }[]
+}
+
+function testFiles(dir: string): string[] {
+  return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const relative = path.posix.join(dir, entry.name)
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : testFiles(relative)
+    return entry.name.endsWith('.test.ts') ? [relative] : []
+  })
+}
+
+/** The subset of glob syntax the projects use: `**`, `*` and `{a,b}`. */
+function globToRegExp(glob: string): RegExp {
+  let pattern = ''
+  for (let i = 0; i < glob.length; i++) {
+    const char = glob[i]
+    if (glob.startsWith('**/', i)) {
+      pattern += '(?:.*/)?'
+      i += 2
+    } else if (char === '*') pattern += '[^/]*'
+    else if (char === '{') pattern += '(?:'
+    else if (char === '}') pattern += ')'
+    else if (char === ',') pattern += '|'
+    else pattern += char.replace(/[.+?^$()|[\]\\]/g, '\\$&')
+  }
+  return new RegExp(`^${pattern}$`)
+}
+
+describe('jest projects', () => {
+  const projects = config.projects.map((project) => ({
+    name: project.displayName,
+    patterns: project.testMatch.map((glob) => globToRegExp(glob.replace('<rootDir>/', '')))
+  }))
+
+  it('the glob reader reads the patterns as jest does', () => {
+    expect(globToRegExp('test/{a,b}/**/*.test.ts').test('test/b/x/y.test.ts')).toBe(true)
+    expect(globToRegExp('test/{a,b}/**/*.test.ts').test('test/b/y.test.ts')).toBe(true)
+    expect(globToRegExp('test/{a,b}/**/*.test.ts').test('test/c/y.test.ts')).toBe(false)
+  })
+
+  it.each(testFiles('test'))('%s runs in exactly one project', (file) => {
+    const owners = projects.filter((p) => p.patterns.some((re) => re.test(file))).map((p) => p.name)
+    expect(owners).toHaveLength(1)
+  })
+})

@@ -31,7 +31,7 @@ afterAll(async () => {
 })
 
 function octokit(token = sandbox.token, baseUrl = sandbox.url) {
-  return createGitOpsOctokit({ token, baseUrl, delayUnitMs: 1, retries: 1 })
+  return createGitOpsOctokit({ token, baseUrl, delayUnitMs: 1, retries: 1, spaceWrites: false })
 }
 
 /** A fresh repository with the gate's branch holding one manifest commit. */

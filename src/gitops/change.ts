@@ -21,7 +21,7 @@ export interface CommitChangeInput extends GitHubCall {
   message: string
   /** Lost races are retried until this time (on `clock`). Default: 10 minutes from the start. */
   deadline?: number
-  /** The race backoff's jitter, in [0, 1). Default Math.random; tests fix it. */
+  /** The race backoff's jitter, in [0, 1). Default the toolkit's (src/timing/backoff.ts); tests fix it. */
   random?: () => number
 }
 
@@ -62,7 +62,6 @@ export class BranchProtectedError extends Error {
 export async function commitChange(input: CommitChangeInput): Promise<CommitOutcome> {
   const branch = input.branch || (await defaultBranch(input))
   const clock = clockOf(input)
-  const random = input.random ?? Math.random
   const deadline = input.deadline ?? clock.now() + DEFAULT_RACE_WINDOW_MS
   for (let lostRaces = 0; ;) {
     input.signal?.throwIfAborted()
@@ -73,7 +72,7 @@ export async function commitChange(input: CommitChangeInput): Promise<CommitOutc
       lostRaces += 1
       // Another writer moved the branch: pause, re-read the head and build the commit again.
       // Never forced; a protection refusal is not a ConcurrentWrite and fails at once.
-      const wait = nextRaceAttempt(lostRaces, random(), clock.now(), deadline)
+      const wait = nextRaceAttempt(lostRaces, input.random?.(), clock.now(), deadline)
       if (wait === null) throw keptMoving(input, branch, lostRaces)
       // A cancel during the pause rejects with the signal's reason, as everywhere else.
       await clock.sleep(wait, input.signal)

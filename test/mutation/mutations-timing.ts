@@ -23,7 +23,22 @@ export const TIMING_MODULES: MutatedModule[] = [
       ],
       ['1 - fraction + random() * 2 * fraction', '1 + random() * fraction', 'jitter only upwards'],
       ['return Math.round(ms *', 'return Math.floor(ms *', 'jitter rounds down'],
-      ['withJitter(base, input.jitter ?? 0, input.random)', 'base', 'jitter ignored']
+      ['withJitter(base, input.jitter ?? 0, input.random)', 'base', 'jitter ignored'],
+      [
+        "if (input.jitter === 'full') return fullJitter(base, input.random ?? Math.random)",
+        "if (input.jitter === 'full') return base",
+        'full jitter ignored'
+      ],
+      [
+        'Math.floor(Math.min(Math.max(random(), 0), 1) * ms)',
+        'Math.floor(random() * ms)',
+        'full jitter unclamped'
+      ],
+      [
+        'Math.floor(Math.min(Math.max(random(), 0), 1) * ms)',
+        'Math.round(Math.min(Math.max(random(), 0), 1) * ms)',
+        'full jitter reaches the ceiling'
+      ]
     ])
   }
 ]

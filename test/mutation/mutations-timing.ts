@@ -23,7 +23,13 @@ export const TIMING_MODULES: MutatedModule[] = [
       ],
       ['1 - fraction + random() * 2 * fraction', '1 + random() * fraction', 'jitter only upwards'],
       ['return Math.round(ms *', 'return Math.floor(ms *', 'jitter rounds down'],
-      ['withJitter(base, input.jitter ?? 0, input.random)', 'base', 'jitter ignored'],
+      ['withJitter(base, input.jitter ?? 0, input.random)', 'base', 'jitter ignored']
+    ])
+  },
+  {
+    name: 'backoff full jitter',
+    tests: ['test/unit/backoff.test.ts'],
+    mutations: mutationsOf('src/timing/backoff.ts', [
       [
         "if (input.jitter === 'full') return fullJitter(base, input.random ?? Math.random)",
         "if (input.jitter === 'full') return base",

@@ -2,13 +2,7 @@
 // commit -> fast-forward ref update): the manifest, plus the deletions of keep-tests. Create only:
 // the test spec is immutable, so a manifest present with another spec is a conflict. Identical
 // content and nothing to delete make no commit, so a re-run changes nothing.
-import {
-  type GitHubCall,
-  githubCall,
-  githubError,
-  pauseFor,
-  requestOptions
-} from './github-call.js'
+import { clockOf, type GitHubCall, githubCall, githubError, requestOptions } from './github-call.js'
 import { type DroppedRemoval, type JudgedRemoval, removalsAtHead } from './prune.js'
 import { nextRaceAttempt } from './race-backoff.js'
 import { readBlobAt } from './read-file.js'
@@ -25,11 +19,9 @@ export interface CommitChangeInput extends GitHubCall {
   /** Files to remove in the same commit, each only while the judged blob is still at its path. */
   deletions: JudgedRemoval[]
   message: string
-  /** Lost races are retried until this time (on `now`'s clock). Default: 10 minutes from the start. */
+  /** Lost races are retried until this time (on `clock`). Default: 10 minutes from the start. */
   deadline?: number
-  /** The clock and the pause between attempts, injected so that tests take no real time. */
-  now?: () => number
-  pause?: (ms: number, signal: AbortSignal | undefined) => Promise<void>
+  /** The race backoff's jitter, in [0, 1). Default the toolkit's (src/timing/backoff.ts); tests fix it. */
   random?: () => number
 }
 
@@ -69,9 +61,8 @@ export class BranchProtectedError extends Error {
 
 export async function commitChange(input: CommitChangeInput): Promise<CommitOutcome> {
   const branch = input.branch || (await defaultBranch(input))
-  const now = input.now ?? Date.now
-  const pause = input.pause ?? pauseFor
-  const deadline = input.deadline ?? now() + DEFAULT_RACE_WINDOW_MS
+  const clock = clockOf(input)
+  const deadline = input.deadline ?? clock.now() + DEFAULT_RACE_WINDOW_MS
   for (let lostRaces = 0; ;) {
     input.signal?.throwIfAborted()
     try {
@@ -81,10 +72,10 @@ export async function commitChange(input: CommitChangeInput): Promise<CommitOutc
       lostRaces += 1
       // Another writer moved the branch: pause, re-read the head and build the commit again.
       // Never forced; a protection refusal is not a ConcurrentWrite and fails at once.
-      const wait = nextRaceAttempt(lostRaces, (input.random ?? Math.random)(), now(), deadline)
+      const wait = nextRaceAttempt(lostRaces, input.random?.(), clock.now(), deadline)
       if (wait === null) throw keptMoving(input, branch, lostRaces)
       // A cancel during the pause rejects with the signal's reason, as everywhere else.
-      await pause(wait, input.signal)
+      await clock.sleep(wait, input.signal)
     }
   }
 }
@@ -214,7 +205,7 @@ async function writeRef(
     } catch (error) {
       if (input.signal?.aborted || attempt >= CHECKED_WRITE_ATTEMPTS || !mayHaveStored(error))
         return refused(input, branch, error)
-      await (input.pause ?? pauseFor)(200 * attempt, input.signal)
+      await clockOf(input).sleep(200 * attempt, input.signal)
       const now = await headOf(input, branch)
       if (now === sha) return
       // Moved by another writer: a lost race. Still at `from`: the write did not happen, send again.

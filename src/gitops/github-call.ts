@@ -1,6 +1,6 @@
 // One GitHub call as the pull-request and comment adapters make it: the caller's signal plus a time
 // limit of its own, and a user-facing error that names the token input and never its value.
-import { setTimeout as sleep } from 'node:timers/promises'
+import { type Clock, systemClock } from '../timing/clock.js'
 import type { GitOpsOctokit } from './octokit.js'
 
 export const DEFAULT_GITHUB_REQUEST_TIMEOUT_MS = 30000
@@ -17,6 +17,12 @@ export interface GitHubCall {
    * requestTimeoutMs; unset, such a wait may last as long as octokit.ts allows (maxRateLimitWaitSeconds).
    */
   deadline?: number
+  /** The time and the pauses between reads or attempts; tests inject a fake one. Default systemClock. */
+  clock?: Clock
+}
+
+export function clockOf(input: GitHubCall): Clock {
+  return input.clock ?? systemClock
 }
 
 export interface TokenAdvice {
@@ -45,12 +51,14 @@ export function requestOptions(input: GitHubCall): { signal: AbortSignal } {
   }
   arm(limitMs)
   const signal = input.signal ? AbortSignal.any([input.signal, limit.signal]) : limit.signal
-  callLimits.set(signal, { deadline: input.deadline, restartAfter: (ms) => arm(ms + limitMs) })
+  const now = clockOf(input).now
+  callLimits.set(signal, { deadline: input.deadline, now, restartAfter: (ms) => arm(ms + limitMs) })
   return { signal }
 }
 
 interface CallLimit {
   deadline: number | undefined
+  now: () => number
   restartAfter(waitMs: number): void
 }
 
@@ -89,7 +97,7 @@ export function rateLimitWait(
   const limit = signal ? callLimits.get(signal) : undefined
   const decision = decideRateLimitWait({
     ...wait,
-    now: Date.now(),
+    now: (limit?.now ?? systemClock.now)(),
     deadline: limit?.deadline,
     aborted: signal?.aborted ?? false
   })
@@ -108,15 +116,6 @@ export async function githubCall<T>(
     return await send(requestOptions(input))
   } catch (error) {
     throw userError(error, input, token, doing)
-  }
-}
-
-/** An abortable pause whose cancel rejects with the signal's reason. */
-export async function pauseFor(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  try {
-    await sleep(ms, undefined, { signal })
-  } catch (error) {
-    throw signal?.aborted ? signal.reason : error
   }
 }
 
@@ -152,7 +151,7 @@ export function userError(
       { cause: error }
     )
   }
-  const limited = rateLimitOf(error, Date.now())
+  const limited = rateLimitOf(error, clockOf(input).now())
   if (limited) return new Error(rateLimitText(limited, doing, where), { cause: error })
   const github = githubError(error)
   if (!github) return error

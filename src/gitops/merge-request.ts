@@ -3,11 +3,12 @@
 // (`expectedHeadOid`, `sha`), so a commit pushed after the check is never merged with the gate's
 // token: GitHub refuses, and so does the gate when it reads a head it did not expect.
 import type { MergeMethod, MergeStrategy } from '../settings.js'
+import { backoff } from '../timing/backoff.js'
 import {
+  clockOf,
   type GitHubCall,
   githubCall,
   githubError,
-  pauseFor,
   repoOf,
   requestOptions,
   userError
@@ -102,8 +103,8 @@ function readPull(input: RequestMergeInput) {
 
 async function mergeWhenAllowed(input: RequestMergeInput): Promise<MergeRequested> {
   const { number } = input.pullRequest
-  let pause = input.pollMs ?? 2000
-  for (;;) {
+  const clock = clockOf(input)
+  for (let attempt = 1; ; attempt++) {
     const { data: pr } = await readPull(input)
     const state = pullRequestState(pr)
     if (state === 'merged') return { kind: 'merged', mergeCommitSha: pr.merge_commit_sha ?? '' }
@@ -121,10 +122,10 @@ async function mergeWhenAllowed(input: RequestMergeInput): Promise<MergeRequeste
       if (answer.merged) return { kind: 'merged', mergeCommitSha: answer.sha }
       waitingFor = answer.reason
     }
-    const left = input.deadline - Date.now()
+    const left = input.deadline - clock.now()
     if (left <= 0) throw new MergeTimeoutError(number, pr.html_url, `open; ${waitingFor}`)
-    await pauseFor(Math.min(pause, left), input.signal)
-    pause = Math.min(pause * 2, MAX_PAUSE_MS)
+    const pause = backoff({ attempt, initialMs: input.pollMs ?? 2000, maxMs: MAX_PAUSE_MS })
+    await clock.sleep(Math.min(pause, left), input.signal)
   }
 }
 

@@ -9,10 +9,10 @@
 // taken to be github-actions[bot]'s, GITHUB_TOKEN's account. With another app's token, pass `login`
 // (`<app-slug>[bot]`): without it, that app's earlier comment is not recognised as ours.
 import {
+  clockOf,
   type GitHubCall,
   githubCall,
   githubError,
-  pauseFor,
   requestOptions,
   repoOf,
   type TokenAdvice,
@@ -123,7 +123,7 @@ async function createComment(
           GITHUB_TOKEN_ADVICE,
           `commenting on pull request #${input.issueNumber}`
         )
-      await pauseFor((input.lostAnswerPauseMs ?? 1000) * attempt, input.signal)
+      await clockOf(input).sleep((input.lostAnswerPauseMs ?? 1000) * attempt, input.signal)
       const stored = await findComment(input, login, line)
       if (stored)
         return stored.body === body ? stored.html_url : updateComment(input, stored.id, body)

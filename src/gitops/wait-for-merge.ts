@@ -1,11 +1,12 @@
 // The wait for a pull request's merge (Kargo's git-wait-for-pr is the model): conditional reads
 // (If-None-Match; a 304 costs no rate limit) with a growing pause, until it is merged (the merge
 // commit), closed without merge, or the deadline passes.
+import { backoff } from '../timing/backoff.js'
 import {
+  clockOf,
   type GitHubCall,
   githubCall,
   githubError,
-  pauseFor,
   repoOf,
   requestOptions,
   type TokenAdvice,
@@ -61,18 +62,17 @@ export interface MergedPullRequest {
 export const MAX_PAUSE_MS = 30000
 
 export async function waitForMerge(input: WaitForMergeInput): Promise<MergedPullRequest> {
-  const first = input.pollMs ?? 5000
-  let pause = first
+  const clock = clockOf(input)
+  // Reads since the last change: each one unchanged makes the next pause 1.5 times longer.
+  let unchanged = 0
   let last: { data: PullJson; etag: string | undefined } | null = null
   for (;;) {
     const read = await readIfChanged(input, last?.etag)
     if (read) {
       last = read
-      pause = first
+      unchanged = 0
       input.onObserved?.(observed(read.data))
-    } else {
-      pause = Math.min(pause * 1.5, MAX_PAUSE_MS)
-    }
+    } else unchanged += 1
     const pr = last!.data
     const state = pullRequestState(pr)
     if (state === 'merged') {
@@ -93,9 +93,15 @@ export async function waitForMerge(input: WaitForMergeInput): Promise<MergedPull
         'head-moved',
         `head is now ${pr.head.sha}`
       )
-    const left = input.deadline - Date.now()
+    const left = input.deadline - clock.now()
     if (left <= 0) throw new MergeTimeoutError(pr.number, pr.html_url, describe(pr))
-    await pauseFor(Math.min(pause, left), input.signal)
+    const pause = backoff({
+      attempt: unchanged + 1,
+      initialMs: input.pollMs ?? 5000,
+      maxMs: MAX_PAUSE_MS,
+      factor: 1.5
+    })
+    await clock.sleep(Math.min(pause, left), input.signal)
   }
 }
 

@@ -4,10 +4,11 @@
 // watch of that object from the resourceVersion the reducer holds, backoff sleeps and a deadline
 // timer. Facts: coder-k8s-api.md §1.1 (REST path, watch with fieldSelector), action-ecosystem.md
 // §6.4 (client-node 2.0.1 Watch, 30 s inactivity timeout).
-import { setTimeout as delay } from 'node:timers/promises'
 import type { KubeConfig } from '@kubernetes/client-node'
 import { TEST_API_VERSION, TEST_PLURAL } from '../api.js'
 import type { CoderTemplateTest } from '../api.js'
+import { withJitter } from '../timing/backoff.js'
+import { type Sleep, sleep } from '../timing/sleep.js'
 import { KubeAbortError, kubeRequest, statusMessage } from './request.js'
 import { deadlineOf, startWaiting } from './watch-state.js'
 import type { WatchEvent, WatchState } from './watch-state.js'
@@ -67,6 +68,8 @@ export interface WaitOptions {
   /** Counted from the first time the object was seen. */
   waitTimeoutMs: number
   now?: () => number
+  /** The pause of a backoff; tests inject a fake clock's. Default the toolkit's (src/timing). */
+  sleep?: Sleep
   /** Server-side timeoutSeconds of each watch; default 300. */
   watchTimeoutSeconds?: number
   backoff?: Partial<WaitBackoff>
@@ -117,7 +120,8 @@ export async function waitForTest(options: WaitOptions): Promise<CoderTemplateTe
         step = feed(w, state, await listObject(w, state))
         break
       case 'back-off':
-        await sleepUntilDeadline(w, state, jitter(next.ms))
+        // ±25 % so many gates never retry in step.
+        await sleepUntilDeadline(w, state, withJitter(next.ms, 0.25))
         step = feed(w, state, { type: 'tick' })
         break
       case 'watch':
@@ -232,17 +236,11 @@ function refusedRead(w: Waiter, answer: ReadAnswer, verb: 'read' | 'list'): Watc
   return { type: 'read-failed' }
 }
 
-// ±25 % so many gates never retry in step.
-function jitter(ms: number): number {
-  return Math.round(ms * (0.75 + Math.random() * 0.5))
-}
-
-/** Node's abortable timer, cut at the deadline. */
+/** The toolkit's abortable pause (or the injected one), cut at the deadline. */
 function sleepUntilDeadline(w: Waiter, state: WatchState, ms: number): Promise<void> {
   const untilDeadline = deadlineOf(state, w.rules) - w.now()
-  return delay(Math.max(0, Math.min(ms, untilDeadline)), undefined, {
-    signal: w.options.signal
-  }).catch(() => {
+  const pause = w.options.sleep ?? sleep
+  return pause(Math.max(0, Math.min(ms, untilDeadline)), w.options.signal).catch(() => {
     throw new KubeAbortError()
   })
 }

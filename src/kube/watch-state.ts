@@ -12,6 +12,7 @@
 // - Deadlines: the sync deadline while the object has never been seen, then the wait deadline from
 //   its first sight. The first GET is always made; every later event checks the deadline.
 import type { CoderTemplateTest, KubeStatus } from '../api.js'
+import { backoff } from '../timing/backoff.js'
 
 export interface WatchRules {
   isFinal: (test: CoderTemplateTest) => boolean
@@ -191,7 +192,7 @@ function afterEnd(state: WatchState, at: number, rules: WatchRules, then: Doing)
 
 function backOff(state: WatchState, then: Doing, rules: WatchRules): Step {
   const failures = state.failures + 1
-  const ms = Math.min(rules.backoff.initialMs * 2 ** (failures - 1), rules.backoff.maxMs)
+  const ms = backoff({ attempt: failures, ...rules.backoff })
   return { state: { ...state, failures, doing: 'back-off', then }, next: { do: 'back-off', ms } }
 }
 

@@ -32,7 +32,7 @@ import {
 import type { Settings } from '../settings.js'
 import type { Preflight } from './preflight.js'
 import type { Pushed } from './push.js'
-import { failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
+import { clockOf, failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
 
 export interface Committed {
   manifest: CoderTemplateTest
@@ -104,7 +104,7 @@ export async function commitManifest(
       message: commitMessage(input, manifestPath),
       signal: context.signal,
       // guess: the sync-timeout also bounds the race for the branch, the wait that follows it.
-      now: () => context.now(),
+      clock: clockOf(context),
       deadline: context.now() + settings.test.syncTimeoutSeconds * 1000
     })
     for (const dropped of outcome.dropped) context.log.warning(droppedRemovalText(dropped))

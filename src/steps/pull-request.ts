@@ -18,7 +18,7 @@ import type { GitOpsSettings, TestSettings } from '../settings.js'
 import type { Committed } from './commit.js'
 import type { Preflight } from './preflight.js'
 import type { Pushed } from './push.js'
-import { failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
+import { clockOf, failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
 
 export interface OpenedPullRequest {
   number: number
@@ -63,7 +63,8 @@ export async function openGatePullRequest(
       title: `Test ${preflight.organization}.${pushed.template} version ${pushed.versionName}`,
       body: pullRequestBody(input),
       labels: gitops.labels,
-      signal: context.signal
+      signal: context.signal,
+      clock: clockOf(context)
     })
     const value = {
       number: pr.number,
@@ -236,7 +237,13 @@ async function asForeign(
 
 function callOf(input: PullRequestInput, context: StepContext) {
   const { gitops } = input
-  return { octokit: input.octokit, owner: gitops.owner, repo: gitops.repo, signal: context.signal }
+  return {
+    octokit: input.octokit,
+    owner: gitops.owner,
+    repo: gitops.repo,
+    signal: context.signal,
+    clock: clockOf(context)
+  }
 }
 
 function guardInput(

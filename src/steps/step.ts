@@ -2,7 +2,8 @@
 // a typed result that is either a value or a failure with the message a user reads and the advice
 // that goes with it, and a small context: the run's cancel signal, a logger and a clock. A step knows
 // nothing of the report or of @actions/core; it is safe to run twice with the same input.
-import type { Sleep } from '../timing/sleep.js'
+import type { Clock } from '../timing/clock.js'
+import { type Sleep, sleep } from '../timing/sleep.js'
 
 export type FailureStatus = 'failed' | 'timed out' | 'cancelled' | 'refused'
 export type StepStatus = 'succeeded' | 'skipped' | FailureStatus
@@ -59,6 +60,11 @@ export interface StepContext {
   now(): number
   /** The run's pause (src/timing/sleep.ts) when it is not the real one: tests give a fake clock's. */
   sleep?: Sleep
+}
+
+/** The context's time and pause as one Clock, for the adapters' `clock` option. */
+export function clockOf(context: StepContext): Clock {
+  return { now: () => context.now(), sleep: context.sleep ?? sleep }
 }
 
 /**

@@ -8,8 +8,12 @@ export interface BackoffInput {
   maxMs: number
   /** Growth per attempt. Default 2. */
   factor?: number
-  /** A fraction: 0.25 spreads the pause over ±25 % so that many runs never retry in step. Default 0. */
-  jitter?: number
+  /**
+   * A fraction: 0.25 spreads the pause over ±25 % so that many runs never retry in step. 'full': a
+   * uniform pause in [0, pause), whole ms (AWS Architecture Blog, "Exponential Backoff And Jitter").
+   * Default 0.
+   */
+  jitter?: number | 'full'
   /** In [0, 1). Default Math.random. */
   random?: () => number
 }
@@ -18,7 +22,13 @@ export interface BackoffInput {
 export function backoff(input: BackoffInput): number {
   const { attempt, initialMs, maxMs, factor = 2 } = input
   const base = Math.min(initialMs * factor ** Math.max(0, attempt - 1), maxMs)
+  if (input.jitter === 'full') return fullJitter(base, input.random ?? Math.random)
   return withJitter(base, input.jitter ?? 0, input.random)
+}
+
+/** A uniform pause in [0, ms); a `random` outside [0, 1] is clamped to it. */
+function fullJitter(ms: number, random: () => number): number {
+  return Math.floor(Math.min(Math.max(random(), 0), 1) * ms)
 }
 
 /** `ms` spread uniformly over ±fraction, rounded to whole milliseconds; `ms` as it is without jitter. */

@@ -16,6 +16,8 @@ import { createGitOpsOctokit, type GitOpsOctokit } from '../../src/gitops/octoki
 import { buildTestManifest, parseManifest, renderManifest, sameTest } from '../../src/manifest.js'
 import { DOCS, HttpFailure } from '../sandbox/github/errors.js'
 import { startGitHubSandbox, type GitHubSandbox } from '../sandbox/github/index.js'
+import { sleep } from '../../src/timing/sleep.js'
+import { FakeClock } from '../timing/fake-clock.js'
 
 const OWNER = 'acme'
 const DIR = 'coder-template-tests'
@@ -98,22 +100,10 @@ async function duringRefUpdates(repo: string, onRefUpdate: () => void, body: () 
 const retrying = () =>
   getOctokit(sandbox.token, { baseUrl: sandbox.url, retry: { retryAfterBaseValue: 1 } }, retry)
 
-/** A clock that only the injected pause moves, and random() = 0.5: tests take no real time. */
+/** A clock that only the pauses move, and random() = 0.5: tests take no real time. */
 function fakeClock() {
-  let time = 0
-  const pauses: number[] = []
-  return {
-    pauses,
-    options: {
-      now: () => time,
-      random: () => 0.5,
-      pause: (ms: number) => {
-        pauses.push(ms)
-        time += ms
-        return Promise.resolve()
-      }
-    }
-  }
+  const clock = new FakeClock()
+  return { pauses: clock.slept, options: { clock, random: () => 0.5 } }
 }
 
 describe('commitChange', () => {
@@ -426,7 +416,7 @@ describe('commitChange', () => {
     const repo = newRepo()
     const writers = Array.from({ length: 12 }, (_, i) => `${DIR}/docker-w${i}.yaml`)
     // Real pauses, shortened 20 times, so that the writers interleave without a real backoff.
-    const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms / 20))
+    const clock = { now: () => Date.now(), sleep: (ms: number) => sleep(ms / 20) }
     const outcomes = await Promise.all(
       writers.map((path) =>
         commitChange({
@@ -437,7 +427,7 @@ describe('commitChange', () => {
           manifest: { path, content: `${path}\n`, isSame: () => true },
           deletions: [],
           message: `write ${path}`,
-          pause
+          clock
         })
       )
     )

@@ -46,7 +46,8 @@ function upsert(
       token: options.token ?? sandbox.token,
       baseUrl: sandbox.url,
       delayUnitMs: 1,
-      retries: 1
+      retries: 1,
+      spaceWrites: false
     }),
     owner: OWNER,
     repo,

@@ -13,6 +13,7 @@ import {
   waitForMerge
 } from '../../src/gitops/pull-request.js'
 import { startGitHubSandbox, type GitHubSandbox } from '../sandbox/github/index.js'
+import { FakeClock } from '../timing/fake-clock.js'
 
 const OWNER = 'acme'
 const BRANCH = 'coder-template-gate/docker-v2'
@@ -31,7 +32,7 @@ afterAll(async () => {
 })
 
 function octokit(token = sandbox.token, baseUrl = sandbox.url) {
-  return createGitOpsOctokit({ token, baseUrl, delayUnitMs: 1, retries: 1 })
+  return createGitOpsOctokit({ token, baseUrl, delayUnitMs: 1, retries: 1, spaceWrites: false })
 }
 
 /** A fresh repository with the gate's branch holding one manifest commit. */
@@ -178,9 +179,11 @@ function merge(
     method?: 'merge' | 'squash' | 'rebase'
     deadline?: number
     client?: ReturnType<typeof octokit>
+    clock?: FakeClock
   } = {}
 ) {
   return requestMerge({
+    clock: options.clock,
     octokit: options.client ?? octokit(),
     owner: OWNER,
     repo,
@@ -199,9 +202,11 @@ function wait(
     deadline?: number
     signal?: AbortSignal
     onObserved?: (pr: ObservedPullRequest) => void
+    clock?: FakeClock
   } = {}
 ) {
   return waitForMerge({
+    clock: options.clock,
     octokit: octokit(),
     owner: OWNER,
     repo,
@@ -384,8 +389,12 @@ describe('requestMerge: immediate and manual', () => {
     sandbox.addRuleset(OWNER, repo, { requiredStatusChecks: ['ci'] })
     sandbox.setRepoSettings(OWNER, repo, { checksDurationMs: 3_600_000 })
     const pr = await open(repo)
-    const late = await failure(merge(repo, pr, 'immediate', { deadline: soon(150) }))
+    // The polls on a fake clock: 20, 40, 80 ms, then the 10 ms left, with no real wait.
+    const clock = new FakeClock(1_000_000)
+    const deadline = clock.now() + 150
+    const late = await failure(merge(repo, pr, 'immediate', { deadline, clock }))
     expect(late).toBeInstanceOf(MergeTimeoutError)
+    expect(clock.slept).toEqual([20, 40, 80, 10])
     expect(late.message).toMatch(/merge-timeout-seconds.*Required status check "ci" is expected/s)
     expect(sandbox.pullRequest(OWNER, repo, pr.number)!.state).toBe('open')
   })
@@ -460,10 +469,13 @@ describe('waitForMerge', () => {
   it('times out naming merge-timeout-seconds; the pull request stays open', async () => {
     const repo = repoWithBranch()
     const pr = await open(repo)
-    const late = wait(repo, pr.number, { deadline: soon(150) })
+    // The polls on a fake clock: 20, then 1.5 times longer after each unchanged (304) read.
+    const clock = new FakeClock(1_000_000)
+    const late = wait(repo, pr.number, { deadline: clock.now() + 150, clock })
     await expect(late).rejects.toThrow(
       /merge-timeout-seconds \(last seen: open, mergeable_state clean\)/
     )
+    expect(clock.slept).toEqual([20, 30, 45, 55])
     expect(sandbox.pullRequest(OWNER, repo, pr.number)!.state).toBe('open')
   })
 

@@ -16,6 +16,7 @@ import { WORLD_NAMESPACE, WORLD_TEST_NAME, startTestWorld } from './helpers/test
 import type { TestWorld } from './helpers/testWorld.js'
 import { startKubeSandbox } from '../sandbox/kube/server.js'
 import { FakeCoder, testManifest } from '../sandbox-kube/helpers.js'
+import { FakeClock } from '../timing/fake-clock.js'
 
 const FAILED_STATUS = {
   observedGeneration: 1,
@@ -99,9 +100,17 @@ describe('waitForTest', () => {
   it('stops retrying a failing read at the deadline', async () => {
     world = await startTestWorld(() => undefined)
     world.failGet = () => ({ status: 500, reason: 'InternalError', message: 'down' })
-    const r = run(world, { syncDeadline: Date.now() + 300 })
+    // The backoff on a fake clock: the deadline passes with no real wait.
+    const clock = new FakeClock(1_000_000)
+    const r = run(world, { now: clock.now, sleep: clock.sleep, syncDeadline: clock.now() + 300 })
     await expect(r.promise).rejects.toMatchObject({ kind: 'sync' })
-    expect(world.gets().length).toBeGreaterThanOrEqual(2)
+    // A read before each pause; the last pause ends at the deadline.
+    expect(world.gets().length).toBe(clock.slept.length)
+    // Doubling from 20 ms to the 80 ms cap, ±25 %, the last pause cut at the deadline.
+    expect(clock.slept[0]).toBeGreaterThanOrEqual(15)
+    expect(clock.slept[0]).toBeLessThanOrEqual(25)
+    expect(Math.max(...clock.slept)).toBeLessThanOrEqual(100)
+    expect(clock.slept.reduce((sum, ms) => sum + ms, 0)).toBe(300)
   }, 10000)
 
   it('watches one object from the GET resourceVersion and returns the final event', async () => {
@@ -260,10 +269,17 @@ describe('waitForTest', () => {
       return { status: 500, reason: 'InternalError', message: 'etcdserver: request timed out' }
     }
     world.write(succeededStatus())
-    const r = run(world)
+    const clock = new FakeClock(1_000_000)
+    const r = run(world, { now: clock.now, sleep: clock.sleep, syncDeadline: clock.now() + 5000 })
     await r.promise
     expect(r.stats.errors).toBe(3)
     expect(world.gets()).toHaveLength(4)
+    // One pause per failure: 20, 40, 80 ms, each ±25 %.
+    expect(clock.slept).toHaveLength(3)
+    clock.slept.forEach((ms, i) => {
+      expect(ms).toBeGreaterThanOrEqual(0.75 * 20 * 2 ** i)
+      expect(ms).toBeLessThanOrEqual(1.25 * 20 * 2 ** i)
+    })
   })
 
   it('gives up on a read that hangs past the request timeout and reads again', async () => {

@@ -25,5 +25,26 @@ export const TIMING_MODULES: MutatedModule[] = [
       ['return Math.round(ms *', 'return Math.floor(ms *', 'jitter rounds down'],
       ['withJitter(base, input.jitter ?? 0, input.random)', 'base', 'jitter ignored']
     ])
+  },
+  {
+    name: 'backoff full jitter',
+    tests: ['test/unit/backoff.test.ts'],
+    mutations: mutationsOf('src/timing/backoff.ts', [
+      [
+        "if (input.jitter === 'full') return fullJitter(base, input.random ?? Math.random)",
+        "if (input.jitter === 'full') return base",
+        'full jitter ignored'
+      ],
+      [
+        'Math.floor(Math.min(Math.max(random(), 0), 1) * ms)',
+        'Math.floor(random() * ms)',
+        'full jitter unclamped'
+      ],
+      [
+        'Math.floor(Math.min(Math.max(random(), 0), 1) * ms)',
+        'Math.round(Math.min(Math.max(random(), 0), 1) * ms)',
+        'full jitter reaches the ceiling'
+      ]
+    ])
   }
 ]

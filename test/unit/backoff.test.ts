@@ -23,6 +23,16 @@ describe('backoff', () => {
       [500, 1000, 2000, 2000, 2000, 2000]
     ],
     [
+      'merge poll (merge-request.ts), 2 s',
+      { initialMs: 2000, maxMs: 30_000 },
+      [2000, 4000, 8000, 16_000, 30_000, 30_000]
+    ],
+    [
+      'wait for merge (wait-for-merge.ts), 5 s',
+      { initialMs: 5000, maxMs: 30_000, factor: 1.5 },
+      [5000, 7500, 11_250, 16_875, 25_312.5, 30_000]
+    ],
+    [
       'factor 1.5',
       { initialMs: 100, maxMs: 1000, factor: 1.5 },
       [100, 150, 225, 337.5, 506.25, 759.375]
@@ -54,6 +64,29 @@ describe('backoff', () => {
     expect(
       backoff({ attempt: 1, initialMs: 1000, maxMs: 10_000, jitter, random: fixed(random) })
     ).toBe(expected)
+  })
+
+  it.each<[number, number, number]>([
+    // [attempt, random(), pause]: the commit race (race-backoff.ts), 100 ms doubling, cap 5 s
+    [1, 0, 0],
+    [1, 0.5, 50],
+    [1, 0.999, 99],
+    [3, 0.5, 200],
+    [7, 0.5, 2500],
+    [50, 0.999, 4995],
+    [3, -1, 0],
+    [3, 2, 400]
+  ])('full jitter, attempt %i, random %d: %i ms', (attempt, random, expected) => {
+    expect(
+      backoff({ attempt, initialMs: 100, maxMs: 5000, jitter: 'full', random: fixed(random) })
+    ).toBe(expected)
+  })
+
+  it('full jitter uses Math.random by default and stays in [0, pause)', () => {
+    for (let i = 0; i < 100; i++) {
+      const ms = backoff({ attempt: 2, initialMs: 100, maxMs: 5000, jitter: 'full' })
+      expect(Number.isInteger(ms) && ms >= 0 && ms < 200).toBe(true)
+    }
   })
 
   it('jitters the capped pause (the cap bounds the base, not the spread)', () => {

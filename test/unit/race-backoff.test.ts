@@ -21,6 +21,15 @@ describe('raceBackoffMs', () => {
   })
 })
 
+describe('raceBackoffMs without a fixed random', () => {
+  it("uses the toolkit's default and stays in [0, ceiling)", () => {
+    for (let i = 0; i < 50; i++) {
+      const ms = raceBackoffMs(3)
+      expect(Number.isInteger(ms) && ms >= 0 && ms < 400).toBe(true)
+    }
+  })
+})
+
 describe('nextRaceAttempt', () => {
   it.each<[string, number, number, number, number | null]>([
     ['well before the deadline: the pause', 3, 0, 1000, 200],

@@ -72,11 +72,17 @@ export function inputEnv(inputs: Record<string, string>): Record<string, string>
   )
 }
 
-export async function runAction(
-  inputs: Record<string, string>,
-  context: RunnerContext,
-  options: RunOptions = {}
-): Promise<ActionRun> {
+interface RunnerFiles {
+  temp: string
+  outputFile: string
+  summaryFile: string
+  eventFile: string
+  runnerTemp: string
+  toolCache: string
+}
+
+/** A fresh temp directory with the files a runner gives a step. */
+function runnerFiles(context: RunnerContext): RunnerFiles {
   const temp = mkdtempSync(path.join(tmpdir(), 'gate-run-'))
   const outputFile = path.join(temp, 'output.txt')
   const summaryFile = path.join(temp, 'summary.md')
@@ -88,15 +94,23 @@ export async function runAction(
   writeFileSync(outputFile, '')
   writeFileSync(summaryFile, '')
   writeFileSync(eventFile, JSON.stringify(context.payload ?? {}))
+  return { temp, outputFile, summaryFile, eventFile, runnerTemp, toolCache }
+}
 
-  // Only what a runner would pass: no inherited KUBECONFIG, HOME kube config or tokens.
-  const env: Record<string, string> = {
+/** Only what a runner would pass: no inherited KUBECONFIG, HOME kube config or tokens. */
+function runnerEnv(
+  context: RunnerContext,
+  files: RunnerFiles,
+  inputs: Record<string, string>,
+  extraEnv: RunOptions['extraEnv']
+): Record<string, string> {
+  return {
     PATH: process.env.PATH ?? '',
-    HOME: temp,
+    HOME: files.temp,
     CI: 'true',
     GITHUB_ACTIONS: 'true',
     GITHUB_EVENT_NAME: context.eventName,
-    GITHUB_EVENT_PATH: eventFile,
+    GITHUB_EVENT_PATH: files.eventFile,
     GITHUB_REF: context.ref,
     GITHUB_SHA: context.sha,
     GITHUB_REPOSITORY: context.repository,
@@ -105,15 +119,25 @@ export async function runAction(
     GITHUB_RUN_ID: context.runId ?? '4242',
     GITHUB_RUN_ATTEMPT: '1',
     GITHUB_WORKSPACE: context.workspace,
-    GITHUB_OUTPUT: outputFile,
-    GITHUB_STEP_SUMMARY: summaryFile,
-    RUNNER_TEMP: runnerTemp,
-    RUNNER_TOOL_CACHE: toolCache,
+    GITHUB_OUTPUT: files.outputFile,
+    GITHUB_STEP_SUMMARY: files.summaryFile,
+    RUNNER_TEMP: files.runnerTemp,
+    RUNNER_TOOL_CACHE: files.toolCache,
     RUNNER_OS: 'Linux',
     RUNNER_ARCH: 'X64',
     ...inputEnv(inputs),
-    ...options.extraEnv
+    ...extraEnv
   }
+}
+
+export async function runAction(
+  inputs: Record<string, string>,
+  context: RunnerContext,
+  options: RunOptions = {}
+): Promise<ActionRun> {
+  const files = runnerFiles(context)
+  const { outputFile, summaryFile } = files
+  const env = runnerEnv(context, files, inputs, options.extraEnv)
 
   const started = Date.now()
   const child = spawn(process.execPath, [BUNDLE], {

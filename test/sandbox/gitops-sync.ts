@@ -57,137 +57,155 @@ export interface GitOpsSync {
   stop(): void
 }
 
+/** What one sync loop has applied and tracks, apart from the commits it follows. */
+interface SyncState {
+  options: GitOpsSyncOptions
+  applied: AppliedManifest[]
+  syncErrors: SyncError[]
+  // Objects this loop applied (Argo CD / Flux track them by label): the only ones it may prune.
+  tracked: Map<string, { namespace: string; name: string }>
+}
+
+/** Applies one document; returns the object's key when it is one this loop manages. */
+function applyOne(state: SyncState, sha: string, file: string, doc: unknown): string | null {
+  const { options, applied } = state
+  const object = doc as Partial<CoderTemplateTest> | null
+  if (!object || typeof object !== 'object') return null
+  const namespace = object.metadata?.namespace ?? options.namespaceDefault ?? 'default'
+  const name = object.metadata?.name ?? ''
+  const fail = (message: string): void => {
+    state.syncErrors.push({ at: Date.now(), sha, file, namespace, name, message })
+  }
+  if (object.kind !== TEST_KIND) {
+    fail(`sandbox sync applies only ${TEST_KIND} objects, not ${String(object.kind)}`)
+    return null
+  }
+  const key = `${namespace}/${name}`
+  state.tracked.set(key, { namespace, name })
+  const store = options.kube.store
+  try {
+    const existing = store.get(namespace, name)
+    if (!existing) {
+      store.create(namespace, { ...object, metadata: { ...object.metadata, namespace } })
+      applied.push({ at: Date.now(), sha, file, namespace, name, action: 'created' })
+      return key
+    }
+    const desired = dropUnknownFields(options.kube.schema.spec, structuredClone(object.spec))
+    applyDefaults(options.kube.schema.spec, desired)
+    if (deepEqual(desired, existing.spec)) {
+      applied.push({ at: Date.now(), sha, file, namespace, name, action: 'unchanged' })
+      return key
+    }
+    // The apply the tools would send; the API server refuses it (spec is immutable).
+    store.update(namespace, name, { ...existing, spec: object.spec as CoderTemplateTest['spec'] })
+    applied.push({ at: Date.now(), sha, file, namespace, name, action: 'unchanged' })
+  } catch (error) {
+    fail(error instanceof ApiError ? error.message : (error as Error).message)
+  }
+  return key
+}
+
+/** Deletes tracked objects no manifest describes any more (prune enabled). */
+function pruneRemoved(
+  state: SyncState,
+  sha: string,
+  desired: Set<string>,
+  removedFiles: string[]
+): void {
+  for (const [key, { namespace, name }] of [...state.tracked]) {
+    if (desired.has(key)) continue
+    state.tracked.delete(key)
+    const store = state.options.kube.store
+    if (!store.get(namespace, name)) continue
+    try {
+      // With finalizers the API server only marks it deleting; the controller finishes.
+      store.delete(namespace, name)
+      const file = removedFiles.join(', ')
+      state.applied.push({ at: Date.now(), sha, file, namespace, name, action: 'pruned' })
+    } catch (error) {
+      const message = error instanceof ApiError ? error.message : (error as Error).message
+      state.syncErrors.push({ at: Date.now(), sha, file: '', namespace, name, message })
+    }
+  }
+}
+
+function sync(
+  state: SyncState,
+  sha: string,
+  snapshot: Map<string, string>,
+  removedFiles: string[]
+): void {
+  const desired = new Set<string>()
+  const folderError = (file: string, message: string): void => {
+    state.syncErrors.push({ at: Date.now(), sha, file, namespace: '', name: '', message })
+  }
+  // A folder that does not parse fails the sync as a whole: nothing is pruned then.
+  let complete = true
+  for (const [file, content] of [...snapshot].sort(([a], [b]) => a.localeCompare(b))) {
+    let docs
+    try {
+      docs = parseAllDocuments(content)
+    } catch (error) {
+      complete = false
+      folderError(file, (error as Error).message)
+      continue
+    }
+    for (const doc of Array.isArray(docs) ? docs : [docs]) {
+      if (doc.errors.length > 0) {
+        complete = false
+        folderError(file, doc.errors.map((e) => e.message).join('; '))
+        continue
+      }
+      const key = applyOne(state, sha, file, doc.toJS())
+      if (key) desired.add(key)
+    }
+  }
+  if (state.options.prune && complete) pruneRemoved(state, sha, desired, removedFiles)
+}
+
+/**
+ * Updates `files` (the folder's content at the newest commit seen) from one commit; the files it
+ * removed, or null when it touched nothing in the folder.
+ */
+function followCommit(
+  folder: string,
+  files: Map<string, string>,
+  commit: GitCommit
+): string[] | null {
+  const inFolder = (file: string): boolean =>
+    (folder === '' || file.startsWith(`${folder}/`)) && /\.ya?ml$/.test(file)
+  let touched = false
+  const removedFiles: string[] = []
+  for (const [file, content] of commit.changes) {
+    if (!inFolder(file)) continue
+    touched = true
+    if (content === null) {
+      files.delete(file)
+      removedFiles.push(file)
+    } else files.set(file, content)
+  }
+  return touched ? removedFiles : null
+}
+
 export function startGitOpsSync(options: GitOpsSyncOptions): GitOpsSync {
   const folder = options.path.replace(/^\/+|\/+$/g, '')
   const files = new Map<string, string>() // the folder's content at the newest commit seen
-  const applied: AppliedManifest[] = []
-  const syncErrors: SyncError[] = []
+  const state: SyncState = { options, applied: [], syncErrors: [], tracked: new Map() }
   const pending = new Set<Promise<void>>()
   const timers = new Set<NodeJS.Timeout>()
-  // Objects this loop applied (Argo CD / Flux track them by label): the only ones it may prune.
-  const tracked = new Map<string, { namespace: string; name: string }>()
   let stopped = false
   const branch = options.branch ?? 'main'
-
-  const inFolder = (file: string): boolean =>
-    (folder === '' || file.startsWith(`${folder}/`)) && /\.ya?ml$/.test(file)
-
-  /** Applies one document; returns the object's key when it is one this loop manages. */
-  const applyOne = (sha: string, file: string, doc: unknown): string | null => {
-    const object = doc as Partial<CoderTemplateTest> | null
-    if (!object || typeof object !== 'object') return null
-    const namespace = object.metadata?.namespace ?? options.namespaceDefault ?? 'default'
-    const name = object.metadata?.name ?? ''
-    const fail = (message: string): void => {
-      syncErrors.push({ at: Date.now(), sha, file, namespace, name, message })
-    }
-    if (object.kind !== TEST_KIND) {
-      fail(`sandbox sync applies only ${TEST_KIND} objects, not ${String(object.kind)}`)
-      return null
-    }
-    const key = `${namespace}/${name}`
-    tracked.set(key, { namespace, name })
-    const store = options.kube.store
-    try {
-      const existing = store.get(namespace, name)
-      if (!existing) {
-        store.create(namespace, { ...object, metadata: { ...object.metadata, namespace } })
-        applied.push({ at: Date.now(), sha, file, namespace, name, action: 'created' })
-        return key
-      }
-      const desired = dropUnknownFields(options.kube.schema.spec, structuredClone(object.spec))
-      applyDefaults(options.kube.schema.spec, desired)
-      if (deepEqual(desired, existing.spec)) {
-        applied.push({ at: Date.now(), sha, file, namespace, name, action: 'unchanged' })
-        return key
-      }
-      // The apply the tools would send; the API server refuses it (spec is immutable).
-      store.update(namespace, name, { ...existing, spec: object.spec as CoderTemplateTest['spec'] })
-      applied.push({ at: Date.now(), sha, file, namespace, name, action: 'unchanged' })
-    } catch (error) {
-      fail(error instanceof ApiError ? error.message : (error as Error).message)
-    }
-    return key
-  }
-
-  /** Deletes tracked objects no manifest describes any more (prune enabled). */
-  const pruneRemoved = (sha: string, desired: Set<string>, removedFiles: string[]): void => {
-    for (const [key, { namespace, name }] of [...tracked]) {
-      if (desired.has(key)) continue
-      tracked.delete(key)
-      const store = options.kube.store
-      if (!store.get(namespace, name)) continue
-      try {
-        // With finalizers the API server only marks it deleting; the controller finishes.
-        store.delete(namespace, name)
-        const file = removedFiles.join(', ')
-        applied.push({ at: Date.now(), sha, file, namespace, name, action: 'pruned' })
-      } catch (error) {
-        const message = error instanceof ApiError ? error.message : (error as Error).message
-        syncErrors.push({ at: Date.now(), sha, file: '', namespace, name, message })
-      }
-    }
-  }
-
-  const sync = (sha: string, snapshot: Map<string, string>, removedFiles: string[]): void => {
-    const desired = new Set<string>()
-    // A folder that does not parse fails the sync as a whole: nothing is pruned then.
-    let complete = true
-    for (const [file, content] of [...snapshot].sort(([a], [b]) => a.localeCompare(b))) {
-      let docs
-      try {
-        docs = parseAllDocuments(content)
-      } catch (error) {
-        complete = false
-        syncErrors.push({
-          at: Date.now(),
-          sha,
-          file,
-          namespace: '',
-          name: '',
-          message: (error as Error).message
-        })
-        continue
-      }
-      for (const doc of Array.isArray(docs) ? docs : [docs]) {
-        if (doc.errors.length > 0) {
-          complete = false
-          syncErrors.push({
-            at: Date.now(),
-            sha,
-            file,
-            namespace: '',
-            name: '',
-            message: doc.errors.map((e) => e.message).join('; ')
-          })
-          continue
-        }
-        const key = applyOne(sha, file, doc.toJS())
-        if (key) desired.add(key)
-      }
-    }
-    if (options.prune && complete) pruneRemoved(sha, desired, removedFiles)
-  }
 
   const unsubscribe = options.subscribe((commit) => {
     if (stopped || commit.branch !== branch) return
     if (options.repository && `${commit.owner}/${commit.repo}` !== options.repository) return
-    let touched = false
-    const removedFiles: string[] = []
-    for (const [file, content] of commit.changes) {
-      if (!inFolder(file)) continue
-      touched = true
-      if (content === null) {
-        files.delete(file)
-        removedFiles.push(file)
-      } else files.set(file, content)
-    }
-    if (!touched) return
+    const removedFiles = followCommit(folder, files, commit)
+    if (!removedFiles) return
     const snapshot = new Map(files)
     const done = new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         timers.delete(timer)
-        if (!stopped) sync(commit.sha, snapshot, removedFiles)
+        if (!stopped) sync(state, commit.sha, snapshot, removedFiles)
         resolve()
       }, options.delayMs)
       timers.add(timer)
@@ -197,8 +215,8 @@ export function startGitOpsSync(options: GitOpsSyncOptions): GitOpsSync {
   })
 
   return {
-    applied,
-    syncErrors,
+    applied: state.applied,
+    syncErrors: state.syncErrors,
     async idle() {
       while (pending.size > 0) await Promise.all([...pending])
     },

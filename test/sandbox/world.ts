@@ -75,6 +75,65 @@ export interface TemplatesPullRequest {
   context: Partial<RunnerContext>
 }
 
+function startSync(options: WorldOptions, github: GitHubSandbox, kube: KubeSandbox) {
+  if (options.noSync) return null
+  return startGitOpsSync({
+    subscribe: (listener) => github.onCommit(listener),
+    kube,
+    path: GITOPS_PATH,
+    delayMs: options.syncDelayMs ?? 50,
+    // Only the synced branch: commits on pull request branches never reach the cluster.
+    branch: 'main',
+    repository: `${OWNER}/${GITOPS_REPO}`,
+    prune: options.syncPrune ?? false
+  })
+}
+
+/** The workflow's checkout: the docker template's directory. */
+function makeWorkspace(): string {
+  const workspace = mkdtempSync(path.join(tmpdir(), 'gate-workspace-'))
+  mkdirSync(path.join(workspace, 'docker'))
+  writeFileSync(
+    path.join(workspace, 'docker/main.tf'),
+    'terraform {\n  required_providers {\n    coder = { source = "coder/coder" }\n  }\n}\n\nresource "coder_agent" "main" {\n  os   = "linux"\n  arch = "amd64"\n}\n'
+  )
+  return workspace
+}
+
+/** The action's inputs that reach this world's servers (as action.yml names them). */
+function worldInputs(
+  coder: CoderSandbox,
+  kube: KubeSandbox,
+  github: GitHubSandbox
+): Record<string, string> {
+  return {
+    'coder-url': coder.url,
+    'coder-token': coder.token,
+    template: 'docker',
+    organization: '',
+    directory: 'docker',
+    version: '',
+    message: '',
+    variables: '',
+    'coder-cli': FAKE_CODER_PATH,
+    namespace: NAMESPACE,
+    'control-plane': 'coder',
+    'test-name': '',
+    'test-parameters': '',
+    'test-timeout-seconds': '900',
+    'gitops-repository': `${OWNER}/${GITOPS_REPO}`,
+    'gitops-branch': '',
+    'gitops-path': GITOPS_PATH,
+    'gitops-token': github.token,
+    kubeconfig: kube.kubeconfig(),
+    'kube-context': '',
+    promote: 'true',
+    'wait-timeout-seconds': '',
+    'sync-timeout-seconds': '600',
+    'github-token': github.token
+  }
+}
+
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const coder = await startCoderSandbox({ defaultOrganization: OWNER, ...options.coder })
   const kube = await startKubeSandbox({
@@ -88,25 +147,8 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     defaultBranch: 'main',
     settings: options.gitopsRepoSettings
   })
-  const sync = options.noSync
-    ? null
-    : startGitOpsSync({
-        subscribe: (listener) => github.onCommit(listener),
-        kube,
-        path: GITOPS_PATH,
-        delayMs: options.syncDelayMs ?? 50,
-        // Only the synced branch: commits on pull request branches never reach the cluster.
-        branch: 'main',
-        repository: `${OWNER}/${GITOPS_REPO}`,
-        prune: options.syncPrune ?? false
-      })
-
-  const workspace = mkdtempSync(path.join(tmpdir(), 'gate-workspace-'))
-  mkdirSync(path.join(workspace, 'docker'))
-  writeFileSync(
-    path.join(workspace, 'docker/main.tf'),
-    'terraform {\n  required_providers {\n    coder = { source = "coder/coder" }\n  }\n}\n\nresource "coder_agent" "main" {\n  os   = "linux"\n  arch = "amd64"\n}\n'
-  )
+  const sync = startSync(options, github, kube)
+  const workspace = makeWorkspace()
 
   const world: World = {
     coder,
@@ -114,33 +156,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     github,
     sync,
     workspace,
-    inputs: (overrides = {}) => ({
-      'coder-url': coder.url,
-      'coder-token': coder.token,
-      template: 'docker',
-      organization: '',
-      directory: 'docker',
-      version: '',
-      message: '',
-      variables: '',
-      'coder-cli': FAKE_CODER_PATH,
-      namespace: NAMESPACE,
-      'control-plane': 'coder',
-      'test-name': '',
-      'test-parameters': '',
-      'test-timeout-seconds': '900',
-      'gitops-repository': `${OWNER}/${GITOPS_REPO}`,
-      'gitops-branch': '',
-      'gitops-path': GITOPS_PATH,
-      'gitops-token': github.token,
-      kubeconfig: kube.kubeconfig(),
-      'kube-context': '',
-      promote: 'true',
-      'wait-timeout-seconds': '',
-      'sync-timeout-seconds': '600',
-      'github-token': github.token,
-      ...overrides
-    }),
+    inputs: (overrides = {}) => ({ ...worldInputs(coder, kube, github), ...overrides }),
     context: (overrides = {}) => ({
       eventName: 'push',
       ref: 'refs/tags/v1.0.0',

@@ -5,6 +5,7 @@
 // only the network and CPU are not scaled (they only make the count smaller, never larger).
 import { startCoderSandbox } from '../coder/index.js'
 import { startKubeSandbox } from '../kube/index.js'
+import type { KubeSandbox } from '../kube/index.js'
 import { loadKubeConfig } from '../../../src/kube/config.js'
 import { WaitTimeoutError, newWaitStats, waitForTest } from '../../../src/kube/wait.js'
 import { DEFAULT_WATCH_TIMEOUT_SECONDS, inactivityLimitMs } from '../../../src/kube/watch-stream.js'
@@ -24,6 +25,23 @@ export interface QuietWait {
   watches: number
 }
 
+/** The test the wait watches; no controller gives it a status. */
+function seedQuietTest(kube: KubeSandbox): void {
+  kube.store.create(
+    NAMESPACE,
+    buildTestManifest({
+      testName: NAME,
+      namespace: NAMESPACE,
+      controlPlane: 'coder',
+      organization: 'acme',
+      template: 'docker',
+      version: 'v1',
+      parameters: [],
+      timeoutSeconds: 900
+    })
+  )
+}
+
 export async function measureQuietWait(options: {
   bookmarkSeconds: number
   /** Scaled minutes of waiting. */
@@ -40,19 +58,7 @@ export async function measureQuietWait(options: {
     watchSecondMs: secondMs
   })
   try {
-    kube.store.create(
-      NAMESPACE,
-      buildTestManifest({
-        testName: NAME,
-        namespace: NAMESPACE,
-        controlPlane: 'coder',
-        organization: 'acme',
-        template: 'docker',
-        version: 'v1',
-        parameters: [],
-        timeoutSeconds: 900
-      })
-    )
+    seedQuietTest(kube)
     const { kc } = loadKubeConfig({ kubeconfig: kube.kubeconfig(), context: '' })
     const started = Date.now()
     const waitMs = options.minutes * 60 * secondMs

@@ -2,62 +2,32 @@
 // codertemplates (get), codertemplateversions (get, list) and codertemplates/{name}/promote.
 // Facts: coder-k8s-api.md §2.2 (templates), §2.3 (versions), §2.4 (promote: processing order,
 // results, error messages, confirmation table, time budgets), §3 (RBAC).
-import { createHash } from 'node:crypto'
-import { AGGREGATION_API_VERSION, AGGREGATION_GROUP, PROMOTION_KIND } from '../../../src/api.js'
+// Objects: aggregated-objects.ts; promote checks and answers: promote-checks.ts; faults and
+// time budgets: promote-faults.ts.
 import { CoderBackendError } from '../contracts.js'
 import type { CoderBackend, SandboxTemplate, SandboxVersion } from '../contracts.js'
-import { apiError, badRequest, forbidden, invalid, notFound, serviceUnavailable } from './status.js'
-import { matches, parseLabelSelector, pinned } from './selectors.js'
-import { rfc3339 } from './store.js'
+import { TEMPLATES, VERSIONS } from './aggregated-objects.js'
+import { templateObject, versionObject } from './aggregated-objects.js'
+import {
+  checkPromotable,
+  couldNotConfirm,
+  isTemplateName,
+  notAttempted,
+  promoteAnswer,
+  promoteDeadline,
+  promoteDryRun,
+  promoteVersionID,
+  superseded
+} from './promote-checks.js'
+import type { PromoteAnswer } from './promote-checks.js'
+import type { PromoteFault, PromoteTiming } from './promote-faults.js'
+import { apiError, badRequest, forbidden, notFound, serviceUnavailable } from './status.js'
+import { listVersions } from './aggregated-versions.js'
 
-export const TEMPLATES = { group: AGGREGATION_GROUP, resource: 'codertemplates' }
-export const VERSIONS = { group: AGGREGATION_GROUP, resource: 'codertemplateversions' }
-export const ORG_LABEL = 'aggregation.coder.com/organization'
-export const TEMPLATE_LABEL = 'aggregation.coder.com/template'
-
-/**
- * One fault, consumed by the next promote request. `afterAnswer` runs once that request's answer is
- * decided, before it is sent: e.g. another writer activating a version during the gate's pause.
- */
-export type PromoteFault = PromoteFaultKind & { afterAnswer?: () => void }
-
-type PromoteFaultKind =
-  /** Coder answers the activation PATCH with this HTTP status (mapped per §2.4; nothing applied). */
-  | { kind: 'status'; code: number }
-  /** 504 "not attempted", as if the lookups left less than 15 s. */
-  | { kind: '504-not-attempted' }
-  /** The activation has no clear answer; the re-read then shows this version (confirmation table). */
-  | { kind: 'activation-unclear'; activeAfter: 'requested' | 'previous' | 'third' }
-  /** Our activation succeeds, then another writer activates a third version before the re-read. */
-  | { kind: 'superseded-after-success' }
-  /** The re-read after the activation fails (→ 503 could not confirm). */
-  | { kind: 'reread-fails' }
-  /** The aggregated server's SubjectAccessReview denies (standard 403 Forbidden). */
-  | { kind: 'forbidden' }
-  /** Slows the lookups by ms (real time; it counts against the request deadline). */
-  | { kind: 'delay'; ms: number }
-  /** kube-apiserver cannot reach the aggregated server (503). */
-  | { kind: 'apiserver-unavailable' }
-  /**
-   * The request goes through as usual (the activation applies at once), and the answer waits ms
-   * before it is sent: a slow promote, in flight while the version is already active.
-   */
-  | { kind: 'slow-answer'; ms: number }
-
-export interface PromoteTiming {
-  /** requestTimeoutUpperBound of create requests (§2.4: 34 s). */
-  requestTimeoutUpperBoundMs: number
-  /** Coder PATCH budget (§2.4: 10 s). */
-  patchBudgetMs: number
-  /** Re-read reserve (§2.4: 5 s). */
-  rereadReserveMs: number
-}
-
-export const REAL_PROMOTE_TIMING: PromoteTiming = {
-  requestTimeoutUpperBoundMs: 34_000,
-  patchBudgetMs: 10_000,
-  rereadReserveMs: 5_000
-}
+export { ORG_LABEL, TEMPLATES, TEMPLATE_LABEL, VERSIONS } from './aggregated-objects.js'
+export { parseDuration } from './promote-checks.js'
+export { REAL_PROMOTE_TIMING } from './promote-faults.js'
+export type { PromoteFault, PromoteTiming } from './promote-faults.js'
 
 export interface AggregatedOptions {
   coder: CoderBackend
@@ -72,18 +42,7 @@ export interface Answer {
   body: unknown
 }
 
-const coderName = /^[a-zA-Z0-9]+(-[a-zA-Z0-9]+)*$/
-const uuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
-const nilUuid = '00000000-0000-0000-0000-000000000000'
 const wait = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms))
-
-/** Parses a Kubernetes `?timeout=` duration (e.g. `30s`, `1m30s`, `500ms`) into ms. */
-export function parseDuration(text: string): number | null {
-  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)]
-  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) return null
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const
-  return parts.reduce((sum, p) => sum + Number(p[1]) * unit[p[2] as keyof typeof unit], 0)
-}
 
 export class AggregatedApi {
   constructor(private readonly options: AggregatedOptions) {}
@@ -94,11 +53,10 @@ export class AggregatedApi {
 
   /** §2.2: canonical names only; aliases and wrong casing → 400 with a hint; missing → 404. */
   lookupTemplate(name: string, resource = TEMPLATES, notFoundName = name): SandboxTemplate {
-    const segments = name.split('.')
-    if (segments.length !== 2 || !segments.every((s) => s.length <= 32 && coderName.test(s)))
+    if (!isTemplateName(name))
       // guess: the text after the colon
       throw badRequest(`invalid template name "${name}": expected "<organization>.<template>"`)
-    const [org, template] = segments
+    const [org, template] = name.split('.')
     const defaultOrg = this.coder.defaultOrganizationName()
     if (org === 'default' && defaultOrg !== 'default')
       // guess: wording around the documented hint
@@ -116,32 +74,7 @@ export class AggregatedApi {
   }
 
   templateObject(namespace: string, template: SandboxTemplate): unknown {
-    const name = `${template.organizationName}.${template.name}`
-    return {
-      apiVersion: AGGREGATION_API_VERSION,
-      kind: 'CoderTemplate',
-      metadata: {
-        name,
-        namespace,
-        uid: template.id,
-        // guess: derived from Coder updated_at in the real server; here from the active version
-        resourceVersion: fingerprint([template.activeVersionId, template.deprecated]),
-        labels: { [ORG_LABEL]: template.organizationName }
-      },
-      spec: {
-        organization: template.organizationName,
-        versionID: template.activeVersionId,
-        displayName: '',
-        description: '',
-        icon: ''
-      },
-      status: {
-        id: template.id,
-        organizationName: template.organizationName,
-        activeVersionID: template.activeVersionId,
-        deprecated: template.deprecated
-      }
-    }
+    return templateObject(namespace, template)
   }
 
   getTemplate(namespace: string, name: string): Answer {
@@ -149,34 +82,7 @@ export class AggregatedApi {
   }
 
   versionObject(namespace: string, template: SandboxTemplate, version: SandboxVersion): unknown {
-    const active = template.activeVersionId === version.id
-    return {
-      apiVersion: AGGREGATION_API_VERSION,
-      kind: 'CoderTemplateVersion',
-      metadata: {
-        name: `${template.organizationName}.${template.name}.${version.name}`,
-        namespace,
-        uid: version.id,
-        creationTimestamp: rfc3339(new Date(version.createdAt)),
-        // §2.3: hex SHA-256 fingerprint, changes when activity changes
-        resourceVersion: fingerprint([version, active]),
-        labels: { [ORG_LABEL]: template.organizationName, [TEMPLATE_LABEL]: template.name }
-      },
-      spec: {
-        organization: template.organizationName,
-        templateName: template.name,
-        message: version.message
-      },
-      status: {
-        id: version.id,
-        templateID: version.templateId ?? '',
-        active,
-        archived: version.archived,
-        createdBy: version.createdBy ?? 'sandbox', // §2.3: the creator's username
-        updatedAt: version.createdAt,
-        job: { status: version.jobStatus, errorCode: '' }
-      }
-    }
+    return versionObject(namespace, template, version)
   }
 
   /** §2.3: `<org>.<template>.<version>`; the first two dots split, the version keeps more dots. */
@@ -205,44 +111,7 @@ export class AggregatedApi {
   }
 
   listVersions(namespace: string, query: URLSearchParams): Answer {
-    if (
-      query.has('continue') ||
-      query.has('resourceVersionMatch') ||
-      (query.has('resourceVersion') && query.get('resourceVersion') !== '0')
-    )
-      throw badRequest(
-        'codertemplateversions lists are always complete and current: continue, resourceVersionMatch and resourceVersion other than "0" are not supported'
-      )
-    const selector = parseLabelSelector(query.get('labelSelector'))
-    const templateName = pinned(selector, TEMPLATE_LABEL)
-    // Sandbox limit: CoderBackend cannot enumerate templates, so the template label is required.
-    if (!templateName)
-      throw badRequest(
-        `sandbox limitation: list codertemplateversions with labelSelector ${TEMPLATE_LABEL}=<template>`
-      )
-    const org = pinned(selector, ORG_LABEL) ?? this.coder.defaultOrganizationName()
-    const template = this.coder.findTemplate(org, templateName)
-    const items = template
-      ? this.coder
-          .listVersions(template.organizationName, template.name)
-          .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
-          .map(
-            (v) =>
-              this.versionObject(namespace, template, v) as {
-                metadata: { labels: Record<string, string> }
-              }
-          )
-          .filter((o) => matches(selector, o.metadata.labels))
-      : []
-    return {
-      status: 200,
-      body: {
-        apiVersion: AGGREGATION_API_VERSION,
-        kind: 'CoderTemplateVersionList',
-        metadata: { resourceVersion: '' },
-        items
-      }
-    }
+    return listVersions(this.coder, namespace, query)
   }
 
   /** One promote request, with the next fault (if any). */
@@ -274,11 +143,8 @@ export class AggregatedApi {
     receivedAt: number
   ): Promise<Answer> {
     if (fault?.kind === 'apiserver-unavailable') throw serviceUnavailable()
-    // Request deadline: 34 s, lowered by a shorter client `?timeout=` (§2.4 time budgets).
     const timing = this.options.timing
-    const clientTimeout = query.get('timeout') ? parseDuration(query.get('timeout')!) : null
-    const deadline =
-      receivedAt + Math.min(timing.requestTimeoutUpperBoundMs, clientTimeout ?? Infinity)
+    const deadline = promoteDeadline(timing, query, receivedAt)
 
     // 1. SubjectAccessReview. The sandbox's RBAC (rbac.ts) already authorized the request as
     // kube-apiserver does before proxying; the aggregated server's own review gives the same
@@ -292,129 +158,78 @@ export class AggregatedApi {
         'codertemplates/promote',
         namespace
       )
-
-    // guess: where in the order the dryRun value is checked (the API server checks it early)
-    const dryRunValues = query.getAll('dryRun')
-    if (dryRunValues.some((v) => v !== 'All'))
-      throw invalid(PROMOTION_KIND, AGGREGATION_GROUP, name, [
-        {
-          reason: 'FieldValueNotSupported',
-          field: 'dryRun',
-          message: `Unsupported value: ${JSON.stringify(dryRunValues)}: supported values: "All"`
-        }
-      ])
-    const dryRun = dryRunValues.length > 0
+    const dryRun = promoteDryRun(query, name)
 
     // 2. Name and body checks (400), versionID UUID check (422).
-    const segments = name.split('.')
-    if (segments.length !== 2 || !segments.every((s) => s.length <= 32 && coderName.test(s)))
-      throw badRequest(`invalid template name "${name}": expected "<organization>.<template>"`)
-    let body: { metadata?: { name?: string }; spec?: { versionID?: unknown } }
-    try {
-      body = JSON.parse(rawBody || '{}')
-    } catch {
-      throw badRequest(
-        'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml'
-      )
-    }
-    const bodyName = body.metadata?.name
-    if (bodyName && bodyName !== name)
-      throw badRequest(
-        `metadata.name "${bodyName}" must be empty or match the template name "${name}"`
-      )
-    const rawVersionID = body.spec?.versionID
-    if (
-      typeof rawVersionID !== 'string' ||
-      !uuidPattern.test(rawVersionID) ||
-      rawVersionID === nilUuid
-    )
-      throw invalid(PROMOTION_KIND, AGGREGATION_GROUP, name, [
-        {
-          reason: 'FieldValueInvalid',
-          field: 'spec.versionID',
-          message: `Invalid value: ${JSON.stringify(rawVersionID ?? '')}: must be the Coder ID (a UUID) of a template version`
-        }
-      ])
-    const versionID = rawVersionID.toLowerCase()
+    const versionID = promoteVersionID(name, rawBody)
 
     // 3. Org and template lookups.
     if (fault?.kind === 'delay') await wait(fault.ms)
     const template = this.lookupTemplate(name)
 
     // 4. Version lookup.
-    const version = this.coder.findVersionById(versionID)
-    if (!version || version.templateId !== template.id)
-      throw badRequest(`spec.versionID is not a version of template "${name}"`)
-    if (version.archived)
-      throw badRequest(
-        `version ${versionID} of template "${name}" is archived; unarchive it in Coder before promoting it`
-      )
-    if (version.jobStatus !== 'succeeded')
-      throw badRequest(
-        `version ${versionID} of template "${name}" cannot be promoted: its import job is "${version.jobStatus}"; only versions whose import succeeded can be promoted`
-      )
+    checkPromotable(this.coder.findVersionById(versionID), template, versionID, name)
 
     // 5. Already active, or dry-run.
     const previous = template.activeVersionId
-    const answer = (result: string, prev: string, active: string): Answer => ({
-      status: 201,
-      body: {
-        apiVersion: AGGREGATION_API_VERSION,
-        kind: PROMOTION_KIND,
-        metadata: { name, namespace },
-        spec: { versionID },
-        status: { result, previousActiveVersionID: prev, activeVersionID: active }
-      }
-    })
+    const answer = promoteAnswer(namespace, name, versionID)
     if (previous === versionID) return answer('AlreadyActive', versionID, versionID)
     if (dryRun) return answer('WouldPromote', previous, previous)
 
     // 6. Enough time left for the patch and the re-read?
     const left = deadline - Date.now()
     if (fault?.kind === '504-not-attempted' || left < timing.patchBudgetMs + timing.rereadReserveMs)
-      throw apiError(
-        504,
-        'Timeout',
-        `the promotion of version ${versionID} on template "${name}" was not attempted: too little of the request time was left after the lookups; nothing was sent to Coder, so it is safe to try again`
-      )
+      throw notAttempted(versionID, name)
 
     // 7. One activation, never retried.
-    let activation: 'success' | 'unclear'
-    if (fault?.kind === 'status') activation = this.coderRefusal(fault.code, versionID, name)
-    else if (fault?.kind === 'activation-unclear') {
+    const activation = this.activate(fault, template, previous, versionID, name)
+
+    // 8. One re-read, then the confirmation table.
+    return this.confirm(fault, template, { activation, previous, versionID, name, answer })
+  }
+
+  /** §2.4 step 7: one activation, never retried, or the fault's stand-in for it. */
+  private activate(
+    fault: PromoteFault | undefined,
+    template: SandboxTemplate,
+    previous: string,
+    versionID: string,
+    name: string
+  ): Activation {
+    if (fault?.kind === 'status') return this.coderRefusal(fault.code, versionID, name)
+    if (fault?.kind === 'activation-unclear') {
       if (fault.activeAfter === 'requested') this.coder.activate(template.id, versionID)
       if (fault.activeAfter === 'third')
         this.coder.activate(template.id, this.thirdVersion(template, previous, versionID))
-      activation = 'unclear'
-    } else {
-      try {
-        this.coder.activate(template.id, versionID)
-        activation = 'success'
-      } catch (error) {
-        if (!(error instanceof CoderBackendError)) activation = 'unclear'
-        else activation = this.coderRefusal(error.status, versionID, name)
-      }
-      if (activation === 'success' && fault?.kind === 'superseded-after-success')
-        this.coder.activate(template.id, this.thirdVersion(template, previous, versionID))
+      return 'unclear'
     }
+    let activation: Activation
+    try {
+      this.coder.activate(template.id, versionID)
+      activation = 'success'
+    } catch (error) {
+      if (!(error instanceof CoderBackendError)) activation = 'unclear'
+      else activation = this.coderRefusal(error.status, versionID, name)
+    }
+    if (activation === 'success' && fault?.kind === 'superseded-after-success')
+      this.coder.activate(template.id, this.thirdVersion(template, previous, versionID))
+    return activation
+  }
 
-    // 8. One re-read, then the confirmation table.
-    const couldNotConfirm = apiError(
-      503,
-      'ServiceUnavailable',
-      `could not confirm the promotion of version ${versionID} on template "${name}"; it may or may not have been applied: re-read the template before retrying`
-    )
-    if (fault?.kind === 'reread-fails') throw couldNotConfirm
+  /** §2.4 step 8: one re-read, then the confirmation table. */
+  private confirm(
+    fault: PromoteFault | undefined,
+    template: SandboxTemplate,
+    promotion: Promotion
+  ): Answer {
+    const { activation, previous, versionID, name, answer } = promotion
+    if (fault?.kind === 'reread-fails') throw couldNotConfirm(versionID, name)
     const reread = this.coder.findTemplate(template.organizationName, template.name)
-    if (!reread) throw couldNotConfirm
+    if (!reread) throw couldNotConfirm(versionID, name)
     const active = reread.activeVersionId
     if (active === versionID) return answer('Promoted', previous, versionID)
-    if (activation === 'unclear' && active === previous) throw couldNotConfirm
-    throw apiError(
-      409,
-      'Conflict',
-      `the promotion of version ${versionID} was superseded by a concurrent change: version ${active} is active; re-read before retrying`
-    )
+    if (activation === 'unclear' && active === previous) throw couldNotConfirm(versionID, name)
+    throw superseded(versionID, active)
   }
 
   /** Maps Coder's answer to the PATCH (§2.4 error table); 5xx has no clear answer. */
@@ -454,6 +269,12 @@ export class AggregatedApi {
   }
 }
 
-function fingerprint(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(value)).digest('hex')
+type Activation = 'success' | 'unclear'
+
+interface Promotion {
+  activation: Activation
+  previous: string
+  versionID: string
+  name: string
+  answer: PromoteAnswer
 }

@@ -102,19 +102,7 @@ export class TestStore {
     if (!metadata.name && metadata.generateName)
       metadata.name = metadata.generateName + Math.random().toString(36).slice(2, 7)
     const name = metadata.name ?? ''
-    const causes: FieldCause[] = []
-    if (!name)
-      causes.push({
-        reason: 'FieldValueRequired',
-        message: 'Required value: name or generateName is required',
-        field: 'metadata.name'
-      })
-    else if (!dnsSubdomain.test(name) || name.length > 253)
-      causes.push({
-        reason: 'FieldValueInvalid',
-        message: `Invalid value: ${JSON.stringify(name)}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
-        field: 'metadata.name'
-      })
+    const causes = nameCauses(name)
     const spec = prune(this.schema.spec, structuredClone(body.spec)) as CoderTemplateTest['spec']
     applyDefaults(this.schema.spec, spec)
     causes.push(...validateSpec(this.schema, spec))
@@ -255,4 +243,22 @@ export class TestStore {
 /** RFC 3339 with second precision, as metav1.Time serializes. */
 export function rfc3339(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z')
+}
+
+/** metadata.name: required, a lowercase RFC 1123 subdomain of at most 253 characters. */
+function nameCauses(name: string): FieldCause[] {
+  const causes: FieldCause[] = []
+  if (!name)
+    causes.push({
+      reason: 'FieldValueRequired',
+      message: 'Required value: name or generateName is required',
+      field: 'metadata.name'
+    })
+  else if (!dnsSubdomain.test(name) || name.length > 253)
+    causes.push({
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${JSON.stringify(name)}: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+      field: 'metadata.name'
+    })
+  return causes
 }

@@ -1,7 +1,8 @@
 // The scripting handle's pull request part: people open, approve, merge, close and comment on
 // pull requests, and tests read them back (GitHubSandbox in types.ts).
 import { addComment } from './issues.js'
-import { closePull, headSha, mergeability, openPull, performMerge } from './pulls.js'
+import { closePull, performMerge } from './merge.js'
+import { headSha, mergeability, openPull } from './pull-state.js'
 import type { SandboxState, StoredPull, StoredRepo } from './state.js'
 import type { GitHubSandbox, SandboxPullRequest } from './types.js'
 

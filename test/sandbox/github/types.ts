@@ -2,7 +2,7 @@
 // comments, the faults they inject, and the handle they script the world through.
 import type { GitCommit, RecordedRequest } from '../contracts.js'
 import type { Person } from './git-objects.js'
-import type { MergeableState } from './pulls.js'
+import type { MergeableState } from './pull-state.js'
 import type { ProtectionOptions, RulesetOptions } from './rules.js'
 import type { SecondaryLimits, SecondaryLimitStats } from './secondary-limits.js'
 import type { MergeMethod, RepoSettings, SandboxTokenOptions } from './state.js'

@@ -1,6 +1,7 @@
 // The Git Data API: refs, blobs, trees and commits, with real git object SHAs. A one-commit write
 // is: read the ref, POST blobs (or inline content), POST a tree on base_tree, POST a commit, PATCH
 // the ref; only the PATCH moves the branch (and fires onCommit).
+// Refs are in git-refs.ts.
 import { DOCS } from './errors.js'
 import {
   type FileEntry,
@@ -9,105 +10,18 @@ import {
   type Person,
   type TreeEntry
 } from './git-objects.js'
-import { gitCommitJson, refJson } from './json.js'
+import { gitRefRoutes } from './git-refs.js'
+import { gitCommitJson } from './json.js'
 import type { Route, RouteContext } from './router.js'
-import { checkRefWrite } from './rules.js'
 import type { StoredRepo } from './state.js'
 
 const MODES = new Set(['100644', '100755', '040000', '160000', '120000'])
-
-/** 'heads/<branch>' or 'refs/heads/<branch>' -> branch; null for other refs (tags are not served). */
-function branchOfRef(ref: string): string | null {
-  const match = /^(?:refs\/)?heads\/(.+)$/.exec(ref)
-  return match ? match[1] : null
-}
-
-function getRef(ctx: RouteContext) {
-  const repo = ctx.repo()
-  ctx.require('contents', 'read')
-  const branch = branchOfRef(ctx.params.ref)
-  const sha = branch === null ? undefined : repo.branches.get(branch)
-  if (branch === null || sha === undefined) throw ctx.fail(404, 'Not Found')
-  return { status: 200, json: refJson(ctx, repo, branch, sha) }
-}
-
-function matchingRefs(ctx: RouteContext, repo: StoredRepo, prefix: string) {
-  const branchPrefix = /^(?:refs\/)?heads\/?(.*)$/.exec(prefix)
-  if (!branchPrefix) return []
-  return [...repo.branches]
-    .filter(([branch]) => branch.startsWith(branchPrefix[1]))
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([branch, sha]) => refJson(ctx, repo, branch, sha))
-}
 
 function personInput(value: unknown, fallback: Person): Person {
   const input = value as { name?: unknown; email?: unknown; date?: unknown } | undefined
   if (!input || typeof input.name !== 'string' || typeof input.email !== 'string') return fallback
   const date = typeof input.date === 'string' ? gitDate(new Date(input.date)) : fallback.date
   return { name: input.name, email: input.email, date }
-}
-
-function createRef(ctx: RouteContext) {
-  const repo = ctx.repo()
-  ctx.require('contents', 'write')
-  const input = ctx.input()
-  if (typeof input.ref !== 'string')
-    throw ctx.fail(422, 'Invalid request.\n\n"ref" wasn\'t supplied.')
-  if (typeof input.sha !== 'string')
-    throw ctx.fail(422, 'Invalid request.\n\n"sha" wasn\'t supplied.')
-  const branch = input.ref.startsWith('refs/') ? branchOfRef(input.ref) : null
-  // guess: the text for a ref name that is not refs/heads/<name> (tags are not served here).
-  if (branch === null) {
-    throw ctx.fail(422, "Reference name must start with 'refs/heads/' in the sandbox")
-  }
-  // Reported: 422 "Reference already exists" (e.g. usk6666/yorishiro-proxy#82).
-  if (repo.branches.has(branch)) throw ctx.fail(422, 'Reference already exists')
-  // guess: the text for an unknown object.
-  if (!repo.git.commits.has(input.sha)) throw ctx.fail(422, 'Object does not exist')
-  checkRefWrite(repo, branch, ctx.grant, 'create', ctx.route.docs)
-  ctx.state.moveRef(repo, branch, input.sha)
-  const json = refJson(ctx, repo, branch, input.sha)
-  return { status: 201, json, headers: { location: json.url } }
-}
-
-function updateRef(ctx: RouteContext) {
-  const repo = ctx.repo()
-  ctx.require('contents', 'write')
-  const input = ctx.input()
-  const branch = branchOfRef(ctx.params.ref)
-  // Reported: 422 "Reference does not exist" for an absent ref (handled as such by many clients).
-  if (branch === null || !repo.branches.has(branch)) throw ctx.fail(422, 'Reference does not exist')
-  if (typeof input.sha !== 'string')
-    throw ctx.fail(422, 'Invalid request.\n\n"sha" wasn\'t supplied.')
-  if (!repo.git.commits.has(input.sha)) throw ctx.fail(422, 'Object does not exist')
-  const force = input.force === true
-  const fastForward = repo.git.isAncestor(repo.branches.get(branch)!, input.sha)
-  checkRefWrite(repo, branch, ctx.grant, fastForward || !force ? 'update' : 'force', ctx.route.docs)
-  if (!force && ctx.state.conflictFaults.shift() !== undefined) {
-    // injectConflicts on this path: another writer moves the branch between our read and this
-    // update, so the update below is no longer a fast forward.
-    ctx.state.otherWriterCommit(repo, branch)
-  }
-  const current = repo.branches.get(branch)!
-  if (!force && !repo.git.isAncestor(current, input.sha)) {
-    // GitHub's 422 for a non-fast-forward update (cozystack/cozystack#3017 handles it as such);
-    // the text as widely reported.
-    throw ctx.fail(422, 'Update is not a fast forward')
-  }
-  ctx.state.moveRef(repo, branch, input.sha)
-  return { status: 200, json: refJson(ctx, repo, branch, input.sha) }
-}
-
-function deleteRef(ctx: RouteContext) {
-  const repo = ctx.repo()
-  ctx.require('contents', 'write')
-  const branch = branchOfRef(ctx.params.ref)
-  if (branch === null || !repo.branches.has(branch)) throw ctx.fail(422, 'Reference does not exist')
-  // guess: GitHub refuses to delete the default branch with a 422 of this kind.
-  if (branch === repo.defaultBranch) throw ctx.fail(422, 'Cannot delete the default branch')
-  checkRefWrite(repo, branch, ctx.grant, 'delete', ctx.route.docs)
-  ctx.state.deleteBranch(repo, branch)
-  return { status: 204 }
 }
 
 function blobJson(ctx: RouteContext, repo: StoredRepo, sha: string) {
@@ -187,6 +101,58 @@ function getTree(ctx: RouteContext) {
   return { status: 200, json: treeJson(ctx, repo, sha, recursive) }
 }
 
+/** Applies one entry of a create-a-tree request to the flattened files. */
+function applyTreeEntry(
+  ctx: RouteContext,
+  repo: StoredRepo,
+  files: Map<string, FileEntry>,
+  raw: Record<string, unknown>
+): void {
+  const path = String(raw.path ?? '').replace(/^\/+|\/+$/g, '')
+  const mode = String(raw.mode ?? '100644')
+  const type = String(raw.type ?? 'blob')
+  // guess: texts for a missing path and a bad mode.
+  if (path === '') throw ctx.fail(422, 'tree.path cannot be blank')
+  if (!MODES.has(mode)) throw ctx.fail(422, `tree.mode contains a malformed mode: ${mode}`)
+  const hasSha = 'sha' in raw
+  const hasContent = typeof raw.content === 'string'
+  if (hasSha === hasContent) {
+    // Measured text (octokit/octokit.net#2836).
+    throw ctx.fail(
+      422,
+      'Must supply either tree.sha or tree.content. Request will be rejected if both are present.'
+    )
+  }
+  const under = (p: string) => p === path || p.startsWith(`${path}/`)
+  if (hasSha && raw.sha === null) {
+    // The docs: deleting a path that does not exist is an error; text as reported for a
+    // refused create-a-tree (mckaywrigley/buildware-ai#29), guess that it is this case.
+    const doomed = [...files.keys()].filter(under)
+    if (doomed.length === 0) throw ctx.fail(422, 'GitRPC::BadObjectState')
+    for (const p of doomed) files.delete(p)
+    return
+  }
+  if (hasContent) {
+    for (const p of [...files.keys()].filter(under)) files.delete(p)
+    files.set(path, { mode, sha: repo.git.writeBlob(Buffer.from(raw.content as string, 'utf8')) })
+    return
+  }
+  const sha = String(raw.sha)
+  const actual = repo.git.typeOf(sha)
+  if (type === 'commit') {
+    files.set(path, { mode: '160000', sha })
+    return
+  }
+  // guess: the text for a sha that is not an object of the stated type.
+  if (actual !== type) throw ctx.fail(422, `tree.sha ${sha} is not a valid ${type}`)
+  for (const p of [...files.keys()].filter(under)) files.delete(p)
+  if (type === 'tree') {
+    for (const [sub, entry] of repo.git.flatten(sha)) files.set(`${path}/${sub}`, entry)
+  } else {
+    files.set(path, { mode, sha })
+  }
+}
+
 function createTree(ctx: RouteContext) {
   const repo = ctx.repo()
   ctx.require('contents', 'write')
@@ -202,49 +168,7 @@ function createTree(ctx: RouteContext) {
     files = repo.git.flatten(input.base_tree)
   }
   for (const raw of input.tree as Array<Record<string, unknown>>) {
-    const path = String(raw.path ?? '').replace(/^\/+|\/+$/g, '')
-    const mode = String(raw.mode ?? '100644')
-    const type = String(raw.type ?? 'blob')
-    // guess: texts for a missing path and a bad mode.
-    if (path === '') throw ctx.fail(422, 'tree.path cannot be blank')
-    if (!MODES.has(mode)) throw ctx.fail(422, `tree.mode contains a malformed mode: ${mode}`)
-    const hasSha = 'sha' in raw
-    const hasContent = typeof raw.content === 'string'
-    if (hasSha === hasContent) {
-      // Measured text (octokit/octokit.net#2836).
-      throw ctx.fail(
-        422,
-        'Must supply either tree.sha or tree.content. Request will be rejected if both are present.'
-      )
-    }
-    const under = (p: string) => p === path || p.startsWith(`${path}/`)
-    if (hasSha && raw.sha === null) {
-      // The docs: deleting a path that does not exist is an error; text as reported for a
-      // refused create-a-tree (mckaywrigley/buildware-ai#29), guess that it is this case.
-      const doomed = [...files.keys()].filter(under)
-      if (doomed.length === 0) throw ctx.fail(422, 'GitRPC::BadObjectState')
-      for (const p of doomed) files.delete(p)
-      continue
-    }
-    if (hasContent) {
-      for (const p of [...files.keys()].filter(under)) files.delete(p)
-      files.set(path, { mode, sha: repo.git.writeBlob(Buffer.from(raw.content as string, 'utf8')) })
-      continue
-    }
-    const sha = String(raw.sha)
-    const actual = repo.git.typeOf(sha)
-    if (type === 'commit') {
-      files.set(path, { mode: '160000', sha })
-      continue
-    }
-    // guess: the text for a sha that is not an object of the stated type.
-    if (actual !== type) throw ctx.fail(422, `tree.sha ${sha} is not a valid ${type}`)
-    for (const p of [...files.keys()].filter(under)) files.delete(p)
-    if (type === 'tree') {
-      for (const [sub, entry] of repo.git.flatten(sha)) files.set(`${path}/${sub}`, entry)
-    } else {
-      files.set(path, { mode, sha })
-    }
+    applyTreeEntry(ctx, repo, files, raw)
   }
   const sha = repo.git.treeFromFiles(files)
   const json = treeJson(ctx, repo, sha, false)
@@ -284,58 +208,7 @@ function createCommit(ctx: RouteContext) {
 }
 
 export const gitDataRoutes: Route[] = [
-  {
-    method: 'GET',
-    template: '/repos/{owner}/{repo}/git/ref/{ref+}',
-    docs: DOCS.getRef,
-    handle: getRef
-  },
-  {
-    method: 'GET',
-    template: '/repos/{owner}/{repo}/git/matching-refs/{ref+}',
-    docs: DOCS.matchingRefs,
-    handle(ctx) {
-      const repo = ctx.repo()
-      ctx.require('contents', 'read')
-      return { status: 200, json: matchingRefs(ctx, repo, ctx.params.ref) }
-    }
-  },
-  {
-    // The older plural form: one ref when the name is exact, else the refs under it.
-    method: 'GET',
-    template: '/repos/{owner}/{repo}/git/refs/{ref+}',
-    docs: DOCS.getRef,
-    handle(ctx) {
-      const repo = ctx.repo()
-      ctx.require('contents', 'read')
-      const branch = branchOfRef(ctx.params.ref)
-      const sha = branch === null ? undefined : repo.branches.get(branch)
-      if (branch !== null && sha !== undefined) {
-        return { status: 200, json: refJson(ctx, repo, branch, sha) }
-      }
-      const refs = matchingRefs(ctx, repo, `${ctx.params.ref.replace(/\/$/, '')}/`)
-      if (refs.length === 0) throw ctx.fail(404, 'Not Found')
-      return { status: 200, json: refs }
-    }
-  },
-  {
-    method: 'POST',
-    template: '/repos/{owner}/{repo}/git/refs',
-    docs: DOCS.createRef,
-    handle: createRef
-  },
-  {
-    method: 'PATCH',
-    template: '/repos/{owner}/{repo}/git/refs/{ref+}',
-    docs: DOCS.updateRef,
-    handle: updateRef
-  },
-  {
-    method: 'DELETE',
-    template: '/repos/{owner}/{repo}/git/refs/{ref+}',
-    docs: DOCS.deleteRef,
-    handle: deleteRef
-  },
+  ...gitRefRoutes,
   {
     method: 'GET',
     template: '/repos/{owner}/{repo}/git/blobs/{file_sha}',

@@ -1,224 +1,16 @@
-// Pull requests: list, create, get (ETag/304 in the server), close, merge; mergeability computed
-// as GitHub shows it over time (unknown -> blocked -> clean); merges make real commits on the base
-// branch; auto-merge merges once the pull request is mergeable.
+// Pull requests: list, create, get (ETag/304 in the server), close, merge. Their state over time
+// is in pull-state.ts, merging and auto-merge in merge.ts.
 import { DOCS, HttpFailure, validationFailed } from './errors.js'
-import { type CommitObject, gitDate } from './git-objects.js'
+import { gitDate } from './git-objects.js'
 import { userJson } from './json.js'
+import { closePull, performMerge } from './merge.js'
+import { headSha, mergeability, openPull } from './pull-state.js'
 import type { Route, RouteContext } from './router.js'
-import { allowedMergeMethod, mergeRefusal, requiredApprovals, requiredChecks } from './rules.js'
-import type { MergeMethod, SandboxState, StoredPull, StoredRepo } from './state.js'
+import { allowedMergeMethod, mergeRefusal } from './rules.js'
+import type { MergeMethod, StoredPull, StoredRepo } from './state.js'
 
-export type MergeableState = 'unknown' | 'clean' | 'blocked' | 'dirty' | 'draft'
-
-export interface Mergeability {
-  mergeable: boolean | null
-  state: MergeableState
-  pendingChecks: string[]
-  conflicts: string[]
-}
-
-export function headSha(repo: StoredRepo, pull: StoredPull): string {
-  return repo.branches.get(pull.head) ?? pull.lastHeadSha
-}
-
-/**
- * What GitHub shows: while it computes (mergeabilityDelayMs after the pull request opened or its
- * head or base moved) null/'unknown'; then 'dirty' on conflicts, 'blocked' while a required review
- * is missing or a required check is still running (checksDurationMs after each push), else 'clean'.
- * `settled` skips the background delay (a merge request computes it at once).
- */
-export function mergeability(
-  state: SandboxState,
-  repo: StoredRepo,
-  pull: StoredPull,
-  now = Date.now(),
-  settled = false
-): Mergeability {
-  const none = { pendingChecks: [], conflicts: [] }
-  // guess: closed pull requests show mergeable null and state unknown.
-  if (pull.state !== 'open') return { mergeable: null, state: 'unknown', ...none }
-  const headMoved = repo.branchMovedAt.get(pull.head) ?? pull.createdAtMs
-  const baseMoved = repo.branchMovedAt.get(pull.base) ?? pull.createdAtMs
-  const knownAt =
-    Math.max(pull.createdAtMs, headMoved, baseMoved) + repo.settings.mergeabilityDelayMs
-  if (!settled && now < knownAt) return { mergeable: null, state: 'unknown', ...none }
-  const base = repo.branches.get(pull.base)
-  const conflicts = base ? state.mergeFiles(repo, base, headSha(repo, pull)).conflicts : []
-  if (conflicts.length > 0)
-    return { mergeable: false, state: 'dirty', pendingChecks: [], conflicts }
-  if (pull.draft) return { mergeable: true, state: 'draft', ...none }
-  const checksDone = now >= Math.max(headMoved, pull.createdAtMs) + repo.settings.checksDurationMs
-  const pendingChecks = checksDone ? [] : requiredChecks(repo, pull.base)
-  const reviewMissing = pull.approvals.size < requiredApprovals(repo, pull.base)
-  if (reviewMissing || pendingChecks.length > 0) {
-    return { mergeable: true, state: 'blocked', pendingChecks, conflicts: [] }
-  }
-  return { mergeable: true, state: 'clean', ...none }
-}
-
-// ---- merging ----
-
-// The committer of merges made on github.com (web-flow).
-const GITHUB_COMMITTER = { name: 'GitHub', email: 'noreply@github.com' }
-
-export interface MergeRequest {
-  login: string
-  method: MergeMethod
-  commitTitle?: string
-  commitMessage?: string
-}
-
-/** Makes the merge on the base branch (fires onCommit for it) and closes the pull request. */
-export function performMerge(
-  state: SandboxState,
-  repo: StoredRepo,
-  pull: StoredPull,
-  request: MergeRequest
-): string {
-  const base = repo.branches.get(pull.base)
-  if (base === undefined) throw new Error(`sandbox: base branch ${pull.base} is gone`)
-  const head = headSha(repo, pull)
-  const { files, conflicts } = state.mergeFiles(repo, base, head)
-  if (conflicts.length > 0) throw new Error(`sandbox: merge conflicts in ${conflicts.join(', ')}`)
-  const at = new Date()
-  const committer = { ...GITHUB_COMMITTER, date: gitDate(at) }
-  const merger = state.person(request.login, at)
-  const commits = repo.git.commitsBetween(base, head)
-  let result: CommitObject
-  if (request.method === 'merge') {
-    const title =
-      request.commitTitle ?? `Merge pull request #${pull.number} from ${repo.owner}/${pull.head}`
-    result = repo.git.writeCommit({
-      tree: repo.git.treeFromFiles(files),
-      parents: [base, head],
-      author: merger,
-      committer,
-      message: `${title}\n\n${request.commitMessage ?? pull.title}`
-    })
-  } else if (request.method === 'squash') {
-    // GitHub's default squash title; guess: the body lists each commit message as a bullet.
-    const title = request.commitTitle ?? `${pull.title} (#${pull.number})`
-    const body = request.commitMessage ?? commits.map((c) => `* ${c.message}`).join('\n\n')
-    result = repo.git.writeCommit({
-      tree: repo.git.treeFromFiles(files),
-      parents: [base],
-      author: state.person(pull.user, at),
-      committer,
-      message: body === '' ? title : `${title}\n\n${body}`
-    })
-  } else {
-    // Rebase: each commit of the head replayed on the base, keeping its author.
-    let tip = repo.git.commits.get(base)!
-    for (const commit of commits.filter((c) => c.parents.length <= 1)) {
-      const changes = state.diff(repo, commit.parents[0] ?? null, commit.sha)
-      tip = repo.git.writeCommit({
-        tree: state.treeWith(repo, tip, changes),
-        parents: [tip.sha],
-        author: commit.author,
-        committer,
-        message: commit.message
-      })
-    }
-    result = tip
-  }
-  state.moveRef(repo, pull.base, result.sha)
-  const when = gitDate(at)
-  pull.state = 'closed'
-  pull.mergedAt = when
-  pull.closedAt = when
-  pull.updatedAt = when
-  pull.mergedBy = request.login
-  pull.closedBy = request.login
-  pull.mergeCommitSha = result.sha
-  pull.lastHeadSha = head
-  if (repo.settings.deleteBranchOnMerge && pull.head !== repo.defaultBranch) {
-    state.deleteBranch(repo, pull.head)
-  }
-  return result.sha
-}
-
-export function closePull(pull: StoredPull, login: string): void {
-  const when = gitDate()
-  pull.state = 'closed'
-  pull.closedAt = when
-  pull.closedBy = login
-  pull.updatedAt = when
-}
-
-/** Auto-merge: merges each pull request whose auto-merge is on once it has been clean long enough. */
-export function autoMergeTick(state: SandboxState, now = Date.now()): void {
-  for (const repo of state.repos.values()) {
-    for (const pull of repo.pulls.values()) {
-      if (pull.state !== 'open' || !pull.autoMerge) continue
-      const status = mergeability(state, repo, pull, now)
-      if (status.state !== 'clean') {
-        pull.cleanSinceMs = null
-        continue
-      }
-      pull.cleanSinceMs ??= now
-      if (now - pull.cleanSinceMs < repo.settings.autoMergeDelayMs) continue
-      try {
-        // GitHub merges as the user who enabled auto-merge.
-        performMerge(state, repo, pull, {
-          login: pull.autoMerge.enabledBy,
-          method: pull.autoMerge.mergeMethod,
-          commitTitle: pull.autoMerge.commitTitle ?? undefined,
-          commitMessage: pull.autoMerge.commitMessage ?? undefined
-        })
-      } catch (error) {
-        // e.g. the base branch was deleted; the pull request stays open, as on GitHub.
-        console.error('github sandbox: auto-merge failed', error)
-      }
-    }
-  }
-}
-
-/** Opens a pull request (the API and the sandbox's scripted humans share this). */
-export function openPull(
-  state: SandboxState,
-  repo: StoredRepo,
-  input: {
-    head: string
-    base: string
-    title: string
-    body?: string | null
-    draft?: boolean
-    login: string
-  }
-): StoredPull {
-  const number = repo.nextIssueNumber++
-  const id = state.nextId('pull')
-  const now = new Date()
-  const when = gitDate(now)
-  const pull: StoredPull = {
-    number,
-    id,
-    nodeId: `PR_kwDO${Buffer.from(`${repo.id}:${number}`).toString('base64url')}`,
-    title: input.title,
-    body: input.body ?? null,
-    head: input.head,
-    base: input.base,
-    lastHeadSha: repo.branches.get(input.head) ?? '',
-    user: input.login,
-    state: 'open',
-    draft: input.draft ?? false,
-    createdAt: when,
-    createdAtMs: now.getTime(),
-    updatedAt: when,
-    closedAt: null,
-    closedBy: null,
-    mergedAt: null,
-    mergedBy: null,
-    mergeCommitSha: null,
-    labels: [],
-    autoMerge: null,
-    approvals: new Set(),
-    cleanSinceMs: null
-  }
-  state.user(input.login)
-  repo.pulls.set(number, pull)
-  return pull
-}
+// Other modules import these from here.
+export { headSha, mergeability, type MergeableState } from './pull-state.js'
 
 // ---- JSON ----
 
@@ -254,6 +46,16 @@ function branchRefJson(ctx: RouteContext, repo: StoredRepo, branch: string, sha:
   }
 }
 
+function autoMergeJson(ctx: RouteContext, pull: StoredPull) {
+  if (!pull.autoMerge) return null
+  return {
+    enabled_by: userJson(ctx, pull.autoMerge.enabledBy),
+    merge_method: pull.autoMerge.mergeMethod,
+    commit_title: pull.autoMerge.commitTitle,
+    commit_message: pull.autoMerge.commitMessage
+  }
+}
+
 export function pullJson(ctx: RouteContext, repo: StoredRepo, pull: StoredPull, full = true) {
   const api = ctx.apiRepoUrl(repo)
   const html = `${ctx.htmlRepoUrl(repo)}/pull/${pull.number}`
@@ -286,14 +88,7 @@ export function pullJson(ctx: RouteContext, repo: StoredRepo, pull: StoredPull, 
     head: branchRefJson(ctx, repo, pull.head, head),
     base: branchRefJson(ctx, repo, pull.base, base),
     author_association: 'MEMBER',
-    auto_merge: pull.autoMerge
-      ? {
-          enabled_by: userJson(ctx, pull.autoMerge.enabledBy),
-          merge_method: pull.autoMerge.mergeMethod,
-          commit_title: pull.autoMerge.commitTitle,
-          commit_message: pull.autoMerge.commitMessage
-        }
-      : null
+    auto_merge: autoMergeJson(ctx, pull)
   }
   // The list endpoint sends the "simple" form: no merged/mergeable fields.
   if (!full) return simple

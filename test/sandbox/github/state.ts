@@ -1,6 +1,7 @@
 // The GitHub sandbox's data: repositories (git objects, branches, settings, rules, pull requests,
 // comments), tokens and users. Every branch move goes through moveRef, which tells onCommit
 // listeners which paths changed, so the GitOps sync sees the same thing whichever API wrote.
+// Tokens are in tokens.ts and the record types in records.ts (re-exported here).
 import type { GitCommit } from '../contracts.js'
 import {
   type CommitObject,
@@ -9,182 +10,17 @@ import {
   gitDate,
   type Person
 } from './git-objects.js'
-import type { ClassicProtection, Ruleset } from './rules.js'
+import {
+  DEFAULT_SETTINGS,
+  type RepoSettings,
+  type SandboxUser,
+  type StoredPull,
+  type StoredRepo
+} from './records.js'
+import { GITHUB_ACTIONS_LOGIN, type TokenGrant } from './tokens.js'
 
-export type Access = 'none' | 'read' | 'write'
-export type RepoRole = 'admin' | 'maintain' | 'write' | 'triage' | 'read'
-/** installation: a GitHub App token such as GITHUB_TOKEN; user: a personal access token. */
-export type TokenKind = 'installation' | 'user'
-
-export interface SandboxTokenOptions {
-  /** Default github-actions[bot] (the GITHUB_TOKEN's identity). */
-  login?: string
-  kind?: TokenKind
-  /** The role on every repository; sets the defaults below. Default 'write'. */
-  role?: RepoRole
-  contents?: Access
-  pullRequests?: Access
-  issues?: Access
-  /** Reading classic branch protection needs administration read. */
-  administration?: Access
-  /**
-   * What GET /repos/{o}/{r} shows in `permissions`. 'all-false' is what was reported for GitHub App
-   * installation tokens (lindell/multi-gitter#224); 'omitted' leaves the field out.
-   */
-  repositoryPermissions?: 'accurate' | 'all-false' | 'omitted'
-}
-
-export interface TokenGrant {
-  login: string
-  kind: TokenKind
-  role: RepoRole
-  contents: Access
-  pullRequests: Access
-  issues: Access
-  administration: Access
-  repositoryPermissions: 'accurate' | 'all-false' | 'omitted'
-}
-
-const ROLE_DEFAULTS: Record<
-  RepoRole,
-  Pick<TokenGrant, 'contents' | 'pullRequests' | 'issues' | 'administration'>
-> = {
-  admin: { contents: 'write', pullRequests: 'write', issues: 'write', administration: 'write' },
-  maintain: { contents: 'write', pullRequests: 'write', issues: 'write', administration: 'none' },
-  write: { contents: 'write', pullRequests: 'write', issues: 'write', administration: 'none' },
-  triage: { contents: 'read', pullRequests: 'write', issues: 'write', administration: 'none' },
-  read: { contents: 'read', pullRequests: 'read', issues: 'read', administration: 'none' }
-}
-
-export function tokenGrant(options: SandboxTokenOptions = {}): TokenGrant {
-  const role = options.role ?? 'write'
-  const defaults = ROLE_DEFAULTS[role]
-  return {
-    login: options.login ?? GITHUB_ACTIONS_LOGIN,
-    kind: options.kind ?? 'installation',
-    role,
-    contents: options.contents ?? defaults.contents,
-    pullRequests: options.pullRequests ?? defaults.pullRequests,
-    issues: options.issues ?? defaults.issues,
-    administration: options.administration ?? defaults.administration,
-    repositoryPermissions: options.repositoryPermissions ?? 'accurate'
-  }
-}
-
-export const GITHUB_ACTIONS_LOGIN = 'github-actions[bot]'
-
-export interface RepoSettings {
-  /** GitHub's default is false: auto-merge must be allowed per repository. */
-  allowAutoMerge: boolean
-  allowSquashMerge: boolean
-  allowMergeCommit: boolean
-  allowRebaseMerge: boolean
-  deleteBranchOnMerge: boolean
-  /**
-   * GitHub computes mergeability in the background: for this long after a pull request is opened
-   * or its head or base moves, it shows `mergeable: null` and `mergeable_state: 'unknown'`.
-   */
-  mergeabilityDelayMs: number
-  /** How long the required status checks take to pass after each push to a pull request head. */
-  checksDurationMs: number
-  /** Auto-merge merges this long after the pull request became mergeable. */
-  autoMergeDelayMs: number
-}
-
-export const DEFAULT_SETTINGS: RepoSettings = {
-  allowAutoMerge: false,
-  allowSquashMerge: true,
-  allowMergeCommit: true,
-  allowRebaseMerge: true,
-  deleteBranchOnMerge: false,
-  mergeabilityDelayMs: 0,
-  checksDurationMs: 0,
-  autoMergeDelayMs: 0
-}
-
-export type MergeMethod = 'merge' | 'squash' | 'rebase'
-
-export interface AutoMerge {
-  enabledBy: string
-  mergeMethod: MergeMethod
-  enabledAt: string
-  commitTitle: string | null
-  commitMessage: string | null
-}
-
-export interface StoredPull {
-  number: number
-  id: number
-  nodeId: string
-  title: string
-  body: string | null
-  /** Branch names in this repository (no forks in the sandbox). */
-  head: string
-  base: string
-  /** The head SHA when the head branch is gone (deleted after merge). */
-  lastHeadSha: string
-  user: string
-  state: 'open' | 'closed'
-  draft: boolean
-  createdAt: string
-  createdAtMs: number
-  updatedAt: string
-  closedAt: string | null
-  closedBy: string | null
-  mergedAt: string | null
-  mergedBy: string | null
-  mergeCommitSha: string | null
-  labels: string[]
-  autoMerge: AutoMerge | null
-  approvals: Set<string>
-  /** When auto-merge first saw it mergeable (reset when it stops being so). */
-  cleanSinceMs: number | null
-}
-
-export interface StoredComment {
-  id: number
-  nodeId: string
-  issueNumber: number
-  body: string
-  user: string
-  createdAt: string
-  updatedAt: string
-}
-
-export interface StoredLabel {
-  id: number
-  nodeId: string
-  name: string
-  color: string
-  description: string | null
-}
-
-export interface StoredRepo {
-  id: number
-  nodeId: string
-  owner: string
-  name: string
-  defaultBranch: string
-  settings: RepoSettings
-  git: GitObjects
-  branches: Map<string, string>
-  /** When each branch last moved (Date.now()). */
-  branchMovedAt: Map<string, number>
-  /** The branch each commit was first seen on (SandboxCommit.branch). */
-  commitBranch: Map<string, string>
-  rulesets: Ruleset[]
-  protections: Map<string, ClassicProtection>
-  pulls: Map<number, StoredPull>
-  comments: Map<number, StoredComment>
-  labels: Map<string, StoredLabel>
-  nextIssueNumber: number
-}
-
-export interface SandboxUser {
-  login: string
-  id: number
-  type: 'User' | 'Bot'
-}
+export * from './records.js'
+export * from './tokens.js'
 
 type IdKind = 'repo' | 'pull' | 'comment' | 'label' | 'ruleset'
 

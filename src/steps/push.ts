@@ -2,7 +2,7 @@
 // re-run finds its own version by the commit marker of its message and continues with it.
 import type { CoderClient } from '../coder/client.js'
 import { resolveCoderCli } from '../coder/cli.js'
-import { pushTemplateVersion } from '../coder/push.js'
+import { type PushOutcome, pushTemplateVersion } from '../coder/push.js'
 import { listTemplateVersions, VERSION_PAGE_SIZE } from '../coder/versions.js'
 import type { CoderSettings } from '../settings.js'
 import { hasVersionMarker } from '../version-identity.js'
@@ -78,17 +78,7 @@ export async function pushVersion(
       signal: context.signal,
       log: context.log
     })
-    const pushed: Pushed = {
-      versionId: outcome.versionId,
-      versionName: outcome.versionName,
-      createdAt: outcome.createdAt,
-      template: outcome.templateName,
-      createdTemplate: !outcome.templateExisted,
-      reused: outcome.reusedExistingVersion,
-      ...(input.readVersionTimes
-        ? { versionCreatedAt: await versionTimes(input.client, outcome.templateId) }
-        : {})
-    }
+    const pushed = await pushedOf(input, outcome)
     const detail = outcome.reusedExistingVersion
       ? `version ${pushed.versionName} already existed (this commit pushed it); continued with it`
       : pushed.createdTemplate
@@ -102,6 +92,20 @@ export async function pushVersion(
         'Read the CLI output in the log group of the push. A version name that is taken needs a new `version`.'
       ]
     })
+  }
+}
+
+async function pushedOf(input: PushInput, outcome: PushOutcome): Promise<Pushed> {
+  return {
+    versionId: outcome.versionId,
+    versionName: outcome.versionName,
+    createdAt: outcome.createdAt,
+    template: outcome.templateName,
+    createdTemplate: !outcome.templateExisted,
+    reused: outcome.reusedExistingVersion,
+    ...(input.readVersionTimes
+      ? { versionCreatedAt: await versionTimes(input.client, outcome.templateId) }
+      : {})
   }
 }
 

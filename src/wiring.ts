@@ -42,13 +42,15 @@ export class Gate {
       coder: this.settings.coder,
       preflight,
       client: this.clients.coder,
-      tempDir: this.env.RUNNER_TEMP
+      tempDir: this.env.RUNNER_TEMP,
+      readVersionTimes: this.settings.gitops.keepTests > 0
     }
   }
 
   commit(preflight: Preflight, pushed: Pushed): CommitInput {
-    const { coder, octokit } = this.clients
-    return { settings: this.settings, preflight, pushed, octokit, coder }
+    const { octokit } = this.clients
+    const versionCreatedAt = pushed.versionCreatedAt ?? {}
+    return { settings: this.settings, preflight, pushed, octokit, versionCreatedAt }
   }
 
   pullRequest(preflight: Preflight, pushed: Pushed, committed: Committed): PullRequestInput {

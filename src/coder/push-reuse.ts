@@ -1,7 +1,7 @@
 // Reusing a version that already holds our name: only this commit's, and only once it imported.
 import { systemClock } from '../timing/clock.js'
 import { type CoderTemplateVersion, isJobActive } from './client.js'
-import type { PushLog, PushTemplateVersionInput } from './push.js'
+import type { PushLog, PushTemplateVersionInput } from './push-input.js'
 
 // coder-cli.md §1.1: with an empty --message the CLI sends this one.
 export const CLI_DEFAULT_MESSAGE = 'Uploaded from the CLI'

@@ -7,17 +7,19 @@ export const VERSION_PAGE_SIZE = 100
 /** 100 pages of 100: a bound on the list, so that a server that never ends a page cannot loop. */
 export const MAX_VERSION_PAGES = 100
 
-/** Every version of the template that is not archived, following the pages to the end. */
+/** Every version of the template (archived ones too if asked), following the pages to the end. */
 export async function listTemplateVersions(
   client: CoderClient,
   templateId: string,
-  pageSize = VERSION_PAGE_SIZE
+  pageSize = VERSION_PAGE_SIZE,
+  includeArchived = false
 ): Promise<CoderTemplateVersion[]> {
   const all: CoderTemplateVersion[] = []
   let afterId = ''
   for (let page = 0; page < MAX_VERSION_PAGES; page++) {
     const query = new URLSearchParams({ limit: String(pageSize) })
     if (afterId) query.set('after_id', afterId)
+    if (includeArchived) query.set('include_archived', 'true')
     const answer = await client.request<unknown>(
       'GET',
       `/api/v2/templates/${encodeURIComponent(templateId)}/versions?${query.toString()}`

@@ -1,7 +1,7 @@
 // One GitHub call as the pull-request and comment adapters make it: the caller's signal plus a time
 // limit of its own, and a user-facing error that names the token input and never its value.
 import { type Clock, systemClock } from '../timing/clock.js'
-import type { GitOpsOctokit } from './octokit.js'
+import type { GitOpsOctokit } from './octokit-type.js'
 
 export const DEFAULT_GITHUB_REQUEST_TIMEOUT_MS = 30000
 

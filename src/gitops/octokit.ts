@@ -4,8 +4,9 @@ import { getOctokit } from '@actions/github'
 import { retry } from '@octokit/plugin-retry'
 import { throttling, type ThrottlingOptions } from '@octokit/plugin-throttling'
 import { rateLimitWait } from './github-call.js'
+import type { GitOpsOctokit } from './octokit-type.js'
 
-export type GitOpsOctokit = ReturnType<typeof getOctokit>
+export type { GitOpsOctokit } from './octokit-type.js'
 
 export interface GitOpsLog {
   warning(message: string): void

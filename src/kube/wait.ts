@@ -4,42 +4,18 @@
 // watch of that object from the resourceVersion the reducer holds, backoff sleeps and a deadline
 // timer. Facts: coder-k8s-api.md §1.1 (REST path, watch with fieldSelector), action-ecosystem.md
 // §6.4 (client-node 2.0.1 Watch, 30 s inactivity timeout).
-import type { KubeConfig } from '@kubernetes/client-node'
 import { TEST_API_VERSION, TEST_PLURAL } from '../api.js'
 import type { CoderTemplateTest } from '../api.js'
 import { withJitter } from '../timing/backoff.js'
-import { type Sleep, sleep } from '../timing/sleep.js'
+import { sleep } from '../timing/sleep.js'
 import { KubeAbortError, kubeRequest, statusMessage } from './request.js'
 import { deadlineOf, startWaiting } from './watch-state.js'
 import type { WatchEvent, WatchState } from './watch-state.js'
 import { feed, forbiddenMessage, watchUntilNext } from './watch-stream.js'
-import type { Waiter } from './watch-stream.js'
+import type { Waiter, WaitOptions, WaitStats } from './watch-types.js'
 
 export { isAbortError } from './request.js'
-
-export interface WaitBackoff {
-  /** First delay after an error; default 500. */
-  initialMs: number
-  /** Cap of the doubling delay; default 10000. */
-  maxMs: number
-}
-
-/** Counters for a benchmark (requests per minute). The wait adds to the object the caller passes. */
-export interface WaitStats {
-  gets: number
-  lists: number
-  watches: number
-  events: number
-  bookmarks: number
-  /** Watches client-node ended after its inactivity limit (watch-stream.ts inactivityLimitMs). */
-  inactivityTimeouts: number
-  /** 410 Gone, as an ERROR event or an HTTP answer. */
-  gone: number
-  /** Watches the server ended cleanly (e.g. after timeoutSeconds). */
-  cleanEnds: number
-  /** Failed reads and broken or refused watches. */
-  errors: number
-}
+export type { WaitBackoff, WaitOptions, WaitStats } from './watch-types.js'
 
 export function newWaitStats(): WaitStats {
   return {
@@ -53,40 +29,6 @@ export function newWaitStats(): WaitStats {
     cleanEnds: 0,
     errors: 0
   }
-}
-
-export interface WaitOptions {
-  kc: KubeConfig
-  namespace: string
-  name: string
-  signal: AbortSignal
-  isFinal: (test: CoderTemplateTest) => boolean
-  /** Every observation: the object, or null when it does not exist (not yet, or deleted). */
-  onObserved?: (test: CoderTemplateTest | null) => void
-  /** Epoch ms: while the object has never been seen, NotFound is waiting until then. */
-  syncDeadline: number
-  /** Counted from the first time the object was seen. */
-  waitTimeoutMs: number
-  now?: () => number
-  /** The pause of a backoff; tests inject a fake clock's. Default the toolkit's (src/timing). */
-  sleep?: Sleep
-  /** Server-side timeoutSeconds of each watch; default 300. */
-  watchTimeoutSeconds?: number
-  backoff?: Partial<WaitBackoff>
-  /** Client timeout of each GET/LIST; default 30000. */
-  requestTimeoutMs?: number
-  /**
-   * A watch that ends sooner than this without any event counts as a failure for the backoff, so a
-   * server that closes streams at once is never hammered; default 1000.
-   */
-  minHealthyWatchMs?: number
-  /**
-   * client-node's watch inactivity limit; default timeoutSeconds + 30 s (watch-stream.ts
-   * inactivityLimitMs). guess: `requestTimeoutMs` is private in client-node 2.0.1's typings but a
-   * plain field at run time (set when present); only tests shorten it.
-   */
-  watchInactivityMs?: number
-  stats?: WaitStats
 }
 
 export class WaitTimeoutError extends Error {

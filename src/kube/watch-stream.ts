@@ -3,20 +3,9 @@
 // (client-node 2.0.1 Watch: `done` on close or error, a 30 s inactivity timeout).
 import { Watch } from '@kubernetes/client-node'
 import { KubeAbortError } from './request.js'
-import type { WaitOptions, WaitStats } from './wait.js'
 import { advance, deadlineOf, eventOfWatch, eventOfWatchEnd } from './watch-state.js'
-import type { StreamEnd, Step, WatchEvent, WatchRules, WatchState } from './watch-state.js'
-
-/** One wait: its options with defaults, the reducer's rules, and the paths it reads. */
-export interface Waiter {
-  options: WaitOptions
-  rules: WatchRules
-  stats: WaitStats
-  now: () => number
-  what: string
-  collectionPath: string
-  objectPath: string
-}
+import type { StreamEnd, Step, WatchEvent, WatchState } from './watch-state.js'
+import type { Waiter, WaitStats } from './watch-types.js'
 
 /** Runs the reducer on one event and reports what it observed. */
 export function feed(w: Waiter, state: WatchState, event: WatchEvent): Step {

@@ -2,7 +2,8 @@
 // it. Built once at the end from the journal of step results (build.ts), never mutated by a step.
 import type { PromotionResult } from '../api.js'
 import type { RunMode } from '../settings.js'
-import type { FailureKind, StepStatus } from '../steps/step.js'
+import type { FailureKind } from '../steps/failure-kinds.js'
+import type { StepStatus } from '../steps/step.js'
 import type { ControllerClock } from '../kube/controller-clock.js'
 import type { TimelineEntry } from '../steps/wait.js'
 

@@ -3,7 +3,6 @@
 // mode to coder-template-gate/<test-name>, created from gitops-branch. Safe to run twice: identical
 // content and nothing to remove make no commit.
 import type { CoderTemplateTest } from '../api.js'
-import type { CoderClient } from '../coder/client.js'
 import {
   BranchProtectedError,
   commitChange,
@@ -56,7 +55,11 @@ export interface CommitInput {
   preflight: Pick<Preflight, 'organization' | 'branch' | 'startingActive'>
   pushed: Pick<Pushed, 'template' | 'versionName'>
   octokit: GitOpsOctokit
-  coder: CoderClient
+  /**
+   * keep-tests orders the manifests by their version's creation: name -> Coder's created_at, read
+   * by the push step (Pushed.versionCreatedAt). A name missing here counts as the oldest.
+   */
+  versionCreatedAt: Readonly<Record<string, string>>
 }
 
 export async function commitManifest(
@@ -247,10 +250,10 @@ async function prunable(
     })
     if (!ours) continue
     const versionName = parsed.spec.version?.name ?? ''
-    const version = versionName
-      ? await input.coder.versionByName(preflight.organization, pushed.template, versionName)
+    const createdAt = Object.hasOwn(input.versionCreatedAt, versionName)
+      ? input.versionCreatedAt[versionName]
       : null
-    candidates.push({ path: file.path, versionName, createdAt: version?.created_at ?? null })
+    candidates.push({ path: file.path, versionName, createdAt })
   }
   const paths = selectPrunable({
     candidates,

@@ -3,6 +3,7 @@
 // from inside a step. A failed step stops the run with StepStopped.
 import { raceAbort } from '../abort.js'
 import type { Committed } from './commit.js'
+import type { FailureKind } from './failure-kinds.js'
 import type { ValidInputs } from './inputs.js'
 import type { Located } from './locate.js'
 import type { Merged, MergeFacts, OpenedPullRequest } from './pull-request.js'
@@ -14,7 +15,6 @@ import {
   cancelled,
   type FactSink,
   failed,
-  type FailureKind,
   messageOf,
   type StepContext,
   type StepResult

@@ -2,7 +2,8 @@
 // re-run finds its own version by the commit marker of its message and continues with it.
 import type { CoderClient } from '../coder/client.js'
 import { resolveCoderCli } from '../coder/cli.js'
-import { pushTemplateVersion } from '../coder/push.js'
+import { type PushOutcome, pushTemplateVersion } from '../coder/push.js'
+import { listTemplateVersions, VERSION_PAGE_SIZE } from '../coder/versions.js'
 import type { CoderSettings } from '../settings.js'
 import { hasVersionMarker } from '../version-identity.js'
 import { sleep } from '../timing/sleep.js'
@@ -24,6 +25,12 @@ export interface Pushed {
   /** The push created the template: its first version went live untested. */
   createdTemplate: boolean
   reused: boolean
+  /**
+   * Version name -> Coder's created_at, for every version of the template, archived ones included
+   * (coder-api-subset.md: the list leaves them out unless include_archived=true). Read only when
+   * asked (keep-tests): the commit step orders the manifests it prunes by these times.
+   */
+  versionCreatedAt?: Readonly<Record<string, string>>
 }
 
 export interface PushInput {
@@ -31,6 +38,8 @@ export interface PushInput {
   preflight: Pick<Preflight, 'organization' | 'template'>
   client: CoderClient
   tempDir?: string
+  /** Read the creation times of the template's versions after the push (keep-tests is on). */
+  readVersionTimes?: boolean
 }
 
 export async function pushVersion(
@@ -69,14 +78,7 @@ export async function pushVersion(
       signal: context.signal,
       log: context.log
     })
-    const pushed: Pushed = {
-      versionId: outcome.versionId,
-      versionName: outcome.versionName,
-      createdAt: outcome.createdAt,
-      template: outcome.templateName,
-      createdTemplate: !outcome.templateExisted,
-      reused: outcome.reusedExistingVersion
-    }
+    const pushed = await pushedOf(input, outcome)
     const detail = outcome.reusedExistingVersion
       ? `version ${pushed.versionName} already existed (this commit pushed it); continued with it`
       : pushed.createdTemplate
@@ -91,4 +93,27 @@ export async function pushVersion(
       ]
     })
   }
+}
+
+async function pushedOf(input: PushInput, outcome: PushOutcome): Promise<Pushed> {
+  return {
+    versionId: outcome.versionId,
+    versionName: outcome.versionName,
+    createdAt: outcome.createdAt,
+    template: outcome.templateName,
+    createdTemplate: !outcome.templateExisted,
+    reused: outcome.reusedExistingVersion,
+    ...(input.readVersionTimes
+      ? { versionCreatedAt: await versionTimes(input.client, outcome.templateId) }
+      : {})
+  }
+}
+
+async function versionTimes(
+  client: CoderClient,
+  templateId: string
+): Promise<Record<string, string>> {
+  const versions = await listTemplateVersions(client, templateId, VERSION_PAGE_SIZE, true)
+  const known = versions.filter((version) => version.created_at)
+  return Object.fromEntries(known.map((version) => [version.name, version.created_at!]))
 }

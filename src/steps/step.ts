@@ -4,30 +4,10 @@
 // nothing of the report or of @actions/core; it is safe to run twice with the same input.
 import type { Clock } from '../timing/clock.js'
 import { type Sleep, sleep } from '../timing/sleep.js'
+import type { FailureKind } from './failure-kinds.js'
 
 export type FailureStatus = 'failed' | 'timed out' | 'cancelled' | 'refused'
 export type StepStatus = 'succeeded' | 'skipped' | FailureStatus
-
-/** Every way a run can fail; the summary and docs/troubleshooting.md are organised by it. */
-export const FAILURE_KINDS = [
-  'invalid-input',
-  'preflight',
-  'push',
-  'locate',
-  'commit',
-  'pull-request',
-  'foreign-change',
-  'sync-timeout',
-  'test-failed',
-  'wait-timeout',
-  'wait-failed',
-  'integrity',
-  'refused',
-  'promote-failed',
-  'cancelled'
-] as const
-
-export type FailureKind = (typeof FAILURE_KINDS)[number]
 
 export interface Failure {
   status: FailureStatus

@@ -41,6 +41,18 @@ describe('listTemplateVersions', () => {
     ])
   })
 
+  it('lists the archived versions too when asked (include_archived=true), as keep-tests needs', async () => {
+    const before = sandbox.requests.length
+    const listed = await listTemplateVersions(client, templateId, 3, true)
+    expect(listed.map((v) => v.name)).toContain('old-archived')
+    expect(listed).toHaveLength(8)
+    const pages = sandbox.requests
+      .slice(before)
+      .filter((r) => r.path.includes(`/templates/${templateId}/versions`))
+    for (const page of pages)
+      expect(new URL(page.path, 'http://x').searchParams.get('include_archived')).toBe('true')
+  })
+
   it('stops on a full last page after one more (empty) page', async () => {
     const listed = await listTemplateVersions(client, templateId, 7)
     expect(listed).toHaveLength(7)

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from '@jest/globals'
-import { FAILURE_KINDS } from '../../src/steps/step.js'
+import { FAILURE_KINDS } from '../../src/steps/failure-kinds.js'
 
 const markdown = readFileSync(new URL('../../docs/troubleshooting.md', import.meta.url), 'utf8')
 const REFERENCE_PATH = fileURLToPath(

@@ -88,7 +88,11 @@ export async function runPromotion(input: PromoteStepInput): Promise<Promoted> {
 
     let next: NextStep
     if (pending) {
-      next = reRead(pending, await safeRead(input))
+      const read = await safeRead(input)
+      next = reRead(pending, read)
+      if (next.kind === 'fail' && isThirdVersion(input, read)) {
+        next = await guardThirdVersion(input, outcomeUnknown, pending.why, next)
+      }
     } else {
       if (attempt > 1) {
         const before = await guardBeforeResend(input, outcomeUnknown, lastWhy)
@@ -175,6 +179,26 @@ async function guardBeforeResend(
     activeVersionID: active.id,
     confirmedBy: 're-read'
   }
+}
+
+function isThirdVersion(input: PromoteStepInput, read: string | null): boolean {
+  const known = [input.versionID, input.previousActiveVersionID]
+  return read !== null && input.previousActiveVersionID !== '' && !known.includes(read)
+}
+
+/**
+ * A later re-read (after one that failed) found a third version active: the guard judges it, so the
+ * run is refused naming that version, as before any re-send. The table's failure stands when the
+ * guard cannot read the version or would promote (the third version was seen: never send then).
+ */
+async function guardThirdVersion(
+  input: PromoteStepInput,
+  outcomeUnknown: boolean,
+  why: string,
+  failure: NextStep
+): Promise<NextStep> {
+  const before = await guardBeforeResend(input, outcomeUnknown, why)
+  return before !== 'unread' && before.kind === 'promoted' ? before : failure
 }
 
 function messageOf(error: unknown): string {

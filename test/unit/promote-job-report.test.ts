@@ -5,7 +5,7 @@ import { buildReport } from '../../src/report/build.js'
 import { outputsOf } from '../../src/report/outputs.js'
 import { renderSummary } from '../../src/report/summary.js'
 import { Journal, type StepName, type StepValues } from '../../src/steps/journal.js'
-import { failed, type StepResult, succeeded } from '../../src/steps/step.js'
+import { cancelled, failed, type StepResult, succeeded } from '../../src/steps/step.js'
 
 const silent = {
   info() {},
@@ -124,5 +124,26 @@ describe('the report of a promote job', () => {
     expect(report.leftBehind).toEqual([
       'Nothing: the run changed nothing in Coder, Git or the cluster.'
     ])
+  })
+
+  // The promote request was sent: the located version may be active, though this job pushed nothing.
+  it.each([
+    [
+      'cancelled after the request',
+      cancelled('The run was cancelled.', { requestSent: true }),
+      { id: 'now-id', name: 'v1', createdAt: '' },
+      'sent before the cancel'
+    ],
+    [
+      'promote failed after the request',
+      failed('promote', 'No clear answer.', { facts: { requestSent: true } }),
+      undefined,
+      'could not be read afterwards'
+    ]
+  ])('%s: says the version may be active', async (_, promote, seen, why) => {
+    const journal = await promoteJobJournal({ promote: promote as StepResult<never> })
+    const report = buildReport(journal, { startedAt: 0, observed: seen })
+    expect(report.leftBehind.join('\n')).toContain('Version v2 (new-id) may be active')
+    expect(report.leftBehind.join('\n')).toContain(why)
   })
 })

@@ -136,8 +136,8 @@ describe('the report of a promote job', () => {
     ],
     [
       'promote failed after the request',
-      failed('promote', 'No clear answer.', { facts: { requestSent: true } }),
-      undefined,
+      failed('promote-failed', 'No clear answer.', { facts: { requestSent: true } }),
+      null,
       'could not be read afterwards'
     ]
   ])('%s: says the version may be active', async (_, promote, seen, why) => {

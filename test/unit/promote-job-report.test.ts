@@ -99,8 +99,8 @@ describe('the report of a promote job', () => {
       'version-name': 'v2',
       'version-id': 'new-id',
       'commit-sha': 'abcdef0123456789abcdef0123456789abcdef01',
-      // The guard's starting point: expected-active-version-id, not the active version at the start.
-      'previous-active-version-id': 'expected-id',
+      // The active version when this job started (interface.md), not expected-active-version-id.
+      'previous-active-version-id': 'now-id',
       'promotion-result': 'Promoted'
     })
     expect(renderSummary(report, 10_000)).toContain('Promote job (<code>mode: promote</code>)')

@@ -65,6 +65,16 @@ describe('a release with an approval, end to end', () => {
     expectNoSecrets(w, run)
   })
 
+  it('without the template: says to run the test job first, not to set create-template', async () => {
+    const w = await newWorld()
+    const run = await w.run({ mode: 'promote', 'create-template': 'true' })
+    expect(run.exitCode).toBe(1)
+    expect(run.stdout).toContain('so no test job pushed to it')
+    expect(run.stdout).toContain('run the test job (mode: test) for this commit first')
+    expect(run.stdout).not.toContain('set create-template: true')
+    expect(promoteRequests(w)).toBe(0)
+  })
+
   it('fails clearly when no test job ran for this commit, and promotes nothing', async () => {
     const w = await newWorld()
     w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })

@@ -75,6 +75,18 @@ describe('a release with an approval, end to end', () => {
     expect(promoteRequests(w)).toBe(0)
   })
 
+  it('fails the locate step when expected-active-version-id is not a version of the template', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    await testJob(w)
+    const missing = '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b'
+    const run = await promoteJob(w, missing)
+    expect(run.exitCode).toBe(1)
+    expect(run.stdout).toContain(`Input "expected-active-version-id" names version ${missing}`)
+    expect(run.outputs['promotion-result']).toBe('')
+    expect(promoteRequests(w)).toBe(0)
+  })
+
   it('fails clearly when no test job ran for this commit, and promotes nothing', async () => {
     const w = await newWorld()
     w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })

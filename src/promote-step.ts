@@ -88,11 +88,7 @@ export async function runPromotion(input: PromoteStepInput): Promise<Promoted> {
 
     let next: NextStep
     if (pending) {
-      const read = await safeRead(input)
-      next = reRead(pending, read)
-      if (next.kind === 'fail' && isThirdVersion(input, read)) {
-        next = await guardThirdVersion(input, outcomeUnknown, pending.why, next)
-      }
+      next = await readAgain(input, pending, outcomeUnknown)
     } else {
       if (attempt > 1) {
         const before = await guardBeforeResend(input, outcomeUnknown, lastWhy)
@@ -179,6 +175,19 @@ async function guardBeforeResend(
     activeVersionID: active.id,
     confirmedBy: 're-read'
   }
+}
+
+/** A re-read after one that failed; a third version active there goes to the guard. */
+async function readAgain(
+  input: PromoteStepInput,
+  pending: { why: string; retryIfUnchanged: boolean },
+  outcomeUnknown: boolean
+): Promise<NextStep> {
+  const read = await safeRead(input)
+  const { versionID, previousActiveVersionID, mode } = input
+  const next = decideAfterReread(read, versionID, previousActiveVersionID, mode, pending)
+  if (next.kind !== 'fail' || !isThirdVersion(input, read)) return next
+  return guardThirdVersion(input, outcomeUnknown, pending.why, next)
 }
 
 function isThirdVersion(input: PromoteStepInput, read: string | null): boolean {

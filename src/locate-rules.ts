@@ -35,6 +35,24 @@ export function versionProblem(
   return null
 }
 
+/**
+ * Why expected-active-version-id cannot be the guard's starting point: Coder holds no such version,
+ * or it belongs to another template than `templateId` (the located version's); null when it can.
+ */
+export function expectedVersionProblem(
+  id: string,
+  expected: CoderTemplateVersion | null,
+  templateId: string | null,
+  where: string
+): string | null {
+  const fix = `pass the previous-active-version-id output of the test job of ${where}`
+  if (expected === null)
+    return `Input "expected-active-version-id" names version ${id}, which Coder does not hold: ${fix}.`
+  if (templateId && expected.template_id !== templateId)
+    return `Input "expected-active-version-id" names version ${expected.name} (${id}), which is not a version of ${where}: ${fix}.`
+  return null
+}
+
 export interface WantedManifest {
   /** `<owner>/<repo>@<branch>:<path>`, for the messages. */
   where: string

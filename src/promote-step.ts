@@ -89,7 +89,7 @@ export async function runPromotion(input: PromoteStepInput): Promise<Promoted> {
 
     let next: NextStep
     if (pending) {
-      next = reRead(pending, await safeRead(input))
+      next = await readAgain(input, pending, outcomeUnknown)
     } else {
       if (attempt > 1) {
         const before = await guardBeforeResend(input, outcomeUnknown, lastWhy)
@@ -191,6 +191,39 @@ async function guardBeforeResend(
     activeVersionID: active.id,
     confirmedBy: 're-read'
   }
+}
+
+/** A re-read after one that failed; a third version active there goes to the guard. */
+async function readAgain(
+  input: PromoteStepInput,
+  pending: { why: string; retryIfUnchanged: boolean },
+  outcomeUnknown: boolean
+): Promise<NextStep> {
+  const read = await safeRead(input)
+  const { versionID, previousActiveVersionID, mode } = input
+  const next = decideAfterReread(read, versionID, previousActiveVersionID, mode, pending)
+  if (next.kind !== 'fail' || !isThirdVersion(input, read)) return next
+  return guardThirdVersion(input, outcomeUnknown, pending.why, next)
+}
+
+function isThirdVersion(input: PromoteStepInput, read: string | null): boolean {
+  const known = [input.versionID, input.previousActiveVersionID]
+  return read !== null && input.previousActiveVersionID !== '' && !known.includes(read)
+}
+
+/**
+ * A later re-read (after one that failed) found a third version active: the guard judges it, so the
+ * run is refused naming that version, as before any re-send. The table's failure stands when the
+ * guard cannot read the version or would promote (the third version was seen: never send then).
+ */
+async function guardThirdVersion(
+  input: PromoteStepInput,
+  outcomeUnknown: boolean,
+  why: string,
+  failure: NextStep
+): Promise<NextStep> {
+  const before = await guardBeforeResend(input, outcomeUnknown, why)
+  return before !== 'unread' && before.kind === 'promoted' ? before : failure
 }
 
 function messageOf(error: unknown): string {

@@ -21,6 +21,8 @@ export interface GuardInput {
   /** The active version now. */
   active: VersionFacts
   allowRollback: boolean
+  /** The starting point is expected-active-version-id (a promote job), not this run's start. */
+  startingIsExpected?: boolean
 }
 
 export function guardPromotion(input: GuardInput): GuardDecision {
@@ -29,11 +31,14 @@ export function guardPromotion(input: GuardInput): GuardDecision {
   const shown = `${active.name || '(unnamed)'} (${active.id})`
   if (starting === null || active.id !== starting.id) {
     const before = starting ? `${starting.name || '(unnamed)'} (${starting.id})` : 'none'
+    const when = input.startingIsExpected
+      ? "at the guard's starting point (expected-active-version-id, the version active when the test job started)"
+      : 'when the run started'
     return {
       kind: 'refused',
       why: 'changed',
       active,
-      message: `Another writer changed the active version during this run: it was ${before} when the run started and is ${shown} now. The gate never overwrites a deliberate change: promote ${ours.name} by hand if it should win.`
+      message: `Another writer changed the active version during this run: it was ${before} ${when} and is ${shown} now. The gate never overwrites a deliberate change: promote ${ours.name} by hand if it should win.`
     }
   }
   if (!input.allowRollback && !isOlder(active, ours)) {

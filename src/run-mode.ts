@@ -15,9 +15,12 @@ export interface ModeSettings {
 /** `promote` is the parsed promote input; errors go to the reader, each naming its inputs. */
 export function parseRunMode(reader: InputReader<InputName>, promote: PromoteMode): ModeSettings {
   const given = reader.raw('mode')
-  const chosen = given ? reader.choice<RunMode>('mode', 'gate', ['gate', 'test', 'promote']) : ''
+  const modes: readonly RunMode[] = ['gate', 'test', 'promote']
+  const chosen = given ? reader.choice<RunMode>('mode', 'gate', modes) : ''
+  // An invalid mode is one error: the cross-checks below would judge a mode nobody asked for.
+  const invalid = given !== '' && !(modes as readonly string[]).includes(given)
   // An explicit gate or promote asks for a promotion that promote: false forbids: say both.
-  if ((chosen === 'gate' || chosen === 'promote') && promote === 'skip') {
+  if (!invalid && (chosen === 'gate' || chosen === 'promote') && promote === 'skip') {
     reader.errors.push({
       input: 'mode',
       message: `Input "mode" "${chosen}" and input "promote" "false" contradict each other: mode ${chosen} promotes. Use mode: test for a run without the promote, or drop promote: false.`
@@ -25,7 +28,7 @@ export function parseRunMode(reader: InputReader<InputName>, promote: PromoteMod
   }
   const mode: RunMode = chosen || (promote === 'skip' ? 'test' : 'gate')
   const expected = reader.raw('expected-active-version-id')
-  if (expected && mode !== 'promote') {
+  if (expected && mode !== 'promote' && !invalid) {
     reader.errors.push({
       input: 'expected-active-version-id',
       message: `Input "expected-active-version-id" is for mode: promote only (this run's mode is ${mode}): remove it, or set mode: promote.`

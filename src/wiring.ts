@@ -95,7 +95,11 @@ export class Gate {
 
   /** mode: promote: the guard starts from expected-active-version-id or this job's start. */
   promoteLocated(preflight: Preflight, located: Located, tested: Tested): PromoteInput {
-    return { ...this.promote(preflight, located, tested), starting: located.starting }
+    return {
+      ...this.promote(preflight, located, tested),
+      starting: located.starting,
+      startingIsExpected: this.settings.expectedActiveVersionId !== ''
+    }
   }
 
   /** The version this run pushed (gate, test) or located (promote job) is `pushed`. */

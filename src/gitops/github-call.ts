@@ -52,15 +52,32 @@ export function requestOptions(input: GitHubCall): { signal: AbortSignal } {
   arm(limitMs)
   const signal = input.signal ? AbortSignal.any([input.signal, limit.signal]) : limit.signal
   const now = clockOf(input).now
-  callLimits.set(signal, { deadline: input.deadline, now, restartAfter: (ms) => arm(ms + limitMs) })
+  callLimits.set(signal, {
+    deadline: input.deadline,
+    now,
+    requestTimeoutMs: limitMs,
+    restartAfter: (ms) => arm(ms + limitMs),
+    decided: (decision) => lastRateLimitDecisions.set(input, decision)
+  })
   return { signal }
 }
 
 interface CallLimit {
   deadline: number | undefined
   now: () => number
+  requestTimeoutMs: number
   restartAfter(waitMs: number): void
+  decided(decision: RateLimitWaitDecision): void
 }
+
+// The last rate-limit decision of a call, so that its error says why it gave up (rateLimitText).
+const lastRateLimitDecisions = new WeakMap<GitHubCall, RateLimitWaitDecision>()
+
+/**
+ * Without a step deadline the plugin's waits cannot be interrupted, so they keep the old bound: this
+ * many retries, each at most maxWaitMs.
+ */
+export const NO_DEADLINE_MAX_RATE_LIMIT_RETRIES = 2
 
 // The throttling plugin hands its handlers the request options, whose signal is requestOptions'.
 const callLimits = new WeakMap<AbortSignal, CallLimit>()
@@ -73,6 +90,8 @@ export function decideRateLimitWait(input: {
   now: number
   /** The step's deadline (epoch ms), if the call has one. */
   deadline: number | undefined
+  /** The call's own time limit, which starts again after the wait: it must end by the deadline too. */
+  requestTimeoutMs: number
   /** Without a deadline, the longest wait allowed. */
   maxWaitMs: number
   retryCount: number
@@ -80,9 +99,14 @@ export function decideRateLimitWait(input: {
   aborted: boolean
 }): RateLimitWaitDecision {
   if (input.aborted) return 'aborted'
-  if (input.retryCount >= input.maxRetries) return 'too-many'
-  if (input.deadline !== undefined)
-    return input.now + input.waitMs < input.deadline ? 'wait' : 'past-deadline'
+  const { deadline } = input
+  const maxRetries =
+    deadline === undefined
+      ? Math.min(input.maxRetries, NO_DEADLINE_MAX_RATE_LIMIT_RETRIES)
+      : input.maxRetries
+  if (input.retryCount >= maxRetries) return 'too-many'
+  if (deadline !== undefined)
+    return input.now + input.waitMs + input.requestTimeoutMs <= deadline ? 'wait' : 'past-deadline'
   return input.waitMs <= input.maxWaitMs ? 'wait' : 'too-long'
 }
 
@@ -99,8 +123,10 @@ export function rateLimitWait(
     ...wait,
     now: (limit?.now ?? systemClock.now)(),
     deadline: limit?.deadline,
+    requestTimeoutMs: limit?.requestTimeoutMs ?? DEFAULT_GITHUB_REQUEST_TIMEOUT_MS,
     aborted: signal?.aborted ?? false
   })
+  limit?.decided(decision)
   if (decision === 'wait') limit?.restartAfter(wait.waitMs)
   return decision
 }
@@ -152,7 +178,10 @@ export function userError(
     )
   }
   const limited = rateLimitOf(error, clockOf(input).now())
-  if (limited) return new Error(rateLimitText(limited, doing, where), { cause: error })
+  if (limited) {
+    const text = rateLimitText(limited, doing, where, lastRateLimitDecisions.get(input))
+    return new Error(text, { cause: error })
+  }
   const github = githubError(error)
   if (!github) return error
   const said = `${github.status} ${github.message.replace(/\s+/g, ' ').trim()}`
@@ -193,12 +222,27 @@ export function rateLimitOf(error: unknown, now: number): RateLimited | undefine
   return { kind: secondary ? 'secondary' : 'primary', until }
 }
 
-export function rateLimitText(limited: RateLimited, doing: string, where: string): string {
+/** Why the gate stopped waiting, by the last decision (undefined: the plugin asked nothing). */
+const GAVE_UP_BECAUSE: Record<RateLimitWaitDecision | 'unknown', string> = {
+  'past-deadline': "later than this step's deadline leaves time for",
+  'too-long': "later than the gate's longest rate-limit wait",
+  'too-many': 'and the gate had already used its rate-limit retries for this call',
+  aborted: 'and the run was cancelled',
+  wait: 'and the call failed after the gate waited for it',
+  unknown: "later than this step's deadline or the gate's longest rate-limit wait"
+}
+
+export function rateLimitText(
+  limited: RateLimited,
+  doing: string,
+  where: string,
+  decision?: RateLimitWaitDecision
+): string {
   const name = limited.kind === 'secondary' ? 'secondary rate limit' : 'rate limit (primary)'
   const until = new Date(Math.ceil(limited.until / 1000) * 1000).toISOString()
   return (
     `GitHub's ${name} stopped ${doing} in ${where}: GitHub allows the next request at ${until}, ` +
-    "later than this step's deadline or the gate's longest rate-limit wait. This is GitHub " +
+    `${GAVE_UP_BECAUSE[decision ?? 'unknown']}. This is GitHub ` +
     'limiting the requests of this token, not the network: start fewer gates at once ' +
     "(the matrix's max-parallel) or re-run after that time."
   )

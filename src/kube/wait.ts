@@ -53,8 +53,12 @@ export async function waitForTest(options: WaitOptions): Promise<CoderTemplateTe
     switch (next.do) {
       case 'done':
         return next.object
-      case 'timeout':
-        throw timeoutError(w, next.kind, state.last)
+      case 'timeout': {
+        if (next.kind === 'sync') throw timeoutError(w, 'sync', state.last)
+        const final = await finalRead(w)
+        if (final && options.isFinal(final)) return final
+        throw timeoutError(w, 'wait', final ?? state.last)
+      }
       case 'get':
         step = feed(w, state, await readObject(w, state, first))
         break
@@ -121,6 +125,37 @@ function readObject(w: Waiter, state: WatchState, first: boolean): Promise<Watch
     if (answer.status === 404) return { type: 'got', object: null }
     return refusedRead(w, answer, 'read')
   })
+}
+
+/**
+ * One GET at the wait deadline: without bookmarks a silently dropped watch can hide the final state
+ * until the inactivity limit, so the object is read once more before the timeout. Short-limited;
+ * a failed read is null (the timeout stands), a 401/403 is refused as on any read.
+ */
+async function finalRead(w: Waiter): Promise<CoderTemplateTest | null> {
+  w.stats.gets++
+  let answer: ReadAnswer
+  try {
+    const response = await kubeRequest(w.options.kc, {
+      method: 'GET',
+      path: w.objectPath,
+      signal: w.options.signal,
+      timeoutMs: w.options.finalReadTimeoutMs ?? 5000
+    })
+    answer = { ...response, message: statusMessage(response) }
+  } catch {
+    if (w.options.signal.aborted) throw new KubeAbortError()
+    w.stats.errors++
+    return null
+  }
+  if (answer.status === 404) w.options.onObserved?.(null)
+  if (answer.status !== 200) {
+    if (answer.status !== 404) refusedRead(w, answer, 'read')
+    return null
+  }
+  const object = answer.body as CoderTemplateTest
+  w.options.onObserved?.(object)
+  return object
 }
 
 function listObject(w: Waiter, state: WatchState): Promise<WatchEvent> {

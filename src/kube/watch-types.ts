@@ -49,6 +49,8 @@ export interface WaitOptions {
   backoff?: Partial<WaitBackoff>
   /** Client timeout of each GET/LIST; default 30000. */
   requestTimeoutMs?: number
+  /** Client timeout of the one GET at the wait deadline; default 5000. */
+  finalReadTimeoutMs?: number
   /**
    * A watch that ends sooner than this without any event counts as a failure for the backoff, so a
    * server that closes streams at once is never hammered; default 1000.

@@ -143,9 +143,8 @@ function fillLocated(report: RunReport, journal: Journal): void {
   report.commitSha = located.commitSha
   report.commitUrl = located.commitUrl
   report.commitBranch = located.branch
-  // The guard's starting point: expected-active-version-id when given.
-  report.previousActiveVersionId = located.starting?.id ?? ''
-  report.previousActiveVersionName = located.starting?.name ?? ''
+  // previous-active-version-id stays the preflight's read: the active version when this job
+  // started (interface.md, outputs), not expected-active-version-id.
 }
 
 function fillWait(report: RunReport, journal: Journal): void {

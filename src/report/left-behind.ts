@@ -19,7 +19,9 @@ export function leftBehind(report: RunReport, journal: Journal): string[] {
 }
 
 function inCoder(report: RunReport, journal: Journal): string[] {
-  const pushed = journal.value('push')
+  // A promote job pushes nothing: the version it located is the one its promote request named.
+  const located = journal.value('locate')
+  const pushed = journal.value('push') ?? located
   const at = report.organization ? ` -O ${report.organization}` : ''
   if (pushed) {
     if (report.activeVersionId === pushed.versionId) return []
@@ -31,6 +33,8 @@ function inCoder(report: RunReport, journal: Journal): string[] {
       return [
         `Version ${pushed.versionName} (${pushed.versionId}) may be active: the promote request was sent and the active version could not be read afterwards. Check it with \`${activeVersionCheck(report)}\` before you run the job again.`
       ]
+    // The located version is the test job's, which says what stays behind; nothing new here.
+    if (!journal.value('push')) return []
     // guess: `coder templates versions archive` is from Coder's docs; coder-cli.md does not cover it.
     return [
       `Version ${pushed.versionName} (${pushed.versionId}) stays in Coder, inactive; a re-run of this commit reuses it. When it is not needed: \`coder templates versions archive ${pushed.template} ${pushed.versionName}${at} --yes\`.`

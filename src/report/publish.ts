@@ -24,8 +24,9 @@ export async function publishReport(
     core.warning(`Could not write the job summary: ${messageOf(error)}`)
   )
   for (const line of epilogueLines(report)) writeSafely(line)
-  await commentOnPullRequest(report, gate, env)
+  // The annotation and exit code first: a throttled or failing comment must not delay or lose them.
   annotate(report)
+  await commentOnPullRequest(report, gate, env)
 }
 
 /** The outcome as one annotation, and the exit code. Annotation text is escaped by core. */
@@ -46,6 +47,9 @@ function annotate(report: RunReport): void {
   process.exitCode = core.ExitCode.Failure
 }
 
+const COMMENT_LIMIT_MS = 15_000
+const COMMENT_CALL_LIMIT_MS = 10_000
+
 async function commentOnPullRequest(
   report: RunReport,
   gate: Gate | null,
@@ -62,7 +66,10 @@ async function commentOnPullRequest(
       issueNumber: settings.pullRequestNumber,
       marker: `${COMMENT_MARKER}:${settings.test.name}`,
       body: renderComment(report),
-      signal: AbortSignal.timeout(15_000)
+      signal: AbortSignal.timeout(COMMENT_LIMIT_MS),
+      // The signal does not stop the throttling plugin's wait; the deadline refuses such a wait.
+      deadline: Date.now() + COMMENT_LIMIT_MS,
+      requestTimeoutMs: COMMENT_CALL_LIMIT_MS
     })
     // The URL is GitHub's answer: data, never a workflow command.
     writeSafely(`Commented on pull request #${settings.pullRequestNumber}: ${url}`)

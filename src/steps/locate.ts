@@ -6,7 +6,7 @@ import type { CoderClient } from '../coder/client.js'
 import { githubCall } from '../gitops/github-call.js'
 import type { GitOpsOctokit } from '../gitops/octokit.js'
 import { readFileAt } from '../gitops/read-file.js'
-import { manifestProblem, versionProblem } from '../locate-rules.js'
+import { expectedVersionProblem, manifestProblem, versionProblem } from '../locate-rules.js'
 import { manifestPathOf, parseManifest } from '../manifest.js'
 import type { Settings } from '../settings.js'
 import type { Preflight, VersionRef } from './preflight.js'
@@ -64,6 +64,11 @@ export async function locateTested(
       versionName: found.name
     })
     if (wrongManifest || !read.manifest) return notTested(wrongManifest ?? '')
+    const starting = await startingPoint(input, found.template_id)
+    if (typeof starting === 'string')
+      return failed('locate', `${starting} Nothing was promoted.`, {
+        advice: ['Correct expected-active-version-id (or leave it empty), then run the job again.']
+      })
     const located: Located = {
       versionId: found.id,
       versionName: found.name,
@@ -74,7 +79,7 @@ export async function locateTested(
       branch: preflight.branch,
       commitSha: read.commitSha,
       commitUrl: read.commitUrl,
-      starting: await startingPoint(input)
+      starting
     }
     return succeeded(
       located,
@@ -136,10 +141,19 @@ async function readManifest(input: LocateInput, context: StepContext): Promise<M
   }
 }
 
-/** expected-active-version-id (named from Coder when it can), else the active version now. */
-async function startingPoint(input: LocateInput): Promise<VersionRef | null> {
+/**
+ * expected-active-version-id, which must be a version of this template, else the active version
+ * now. A string is the problem with the input.
+ */
+async function startingPoint(
+  input: LocateInput,
+  templateId: string | null
+): Promise<VersionRef | null | string> {
   const id = input.settings.expectedActiveVersionId
   if (!id) return input.preflight.startingActive
   const version = await input.coder.versionById(id)
-  return { id, name: version?.name ?? '', createdAt: version?.created_at ?? '' }
+  const where = `${input.preflight.organization}.${input.preflight.template}`
+  const problem = expectedVersionProblem(id, version, templateId, where)
+  if (problem !== null || version === null) return problem ?? ''
+  return { id, name: version.name, createdAt: version.created_at ?? '' }
 }

@@ -96,21 +96,7 @@ async function checkCoder(input: PreflightInput, context: StepContext): Promise<
   try {
     const organization = (await input.coder.organization(settings.organization)).name
     const template = await input.coder.template(organization, settings.template)
-    if (!template) {
-      // The promote job pushes nothing, so it never creates a template: there is nothing to promote.
-      if (settings.createTemplate && input.settings.mode !== 'promote') {
-        context.log.warning(
-          `Template "${settings.template}" does not exist in ${organization}: create-template is true, so the push creates it, and Coder makes its first version active before any test (coder-cli.md §1.5). That version goes live untested.`
-        )
-        return { value: { ...none, organization }, problems: [] }
-      }
-      return {
-        value: { ...none, organization },
-        problems: [
-          `${at}: template "${settings.template}" does not exist in organization "${organization}". A first push would create it with its first version active before any test: create the template first, or set create-template: true to accept that.`
-        ]
-      }
-    }
+    if (!template) return missingTemplate(input, context, { ...none, organization }, at)
     const active = await input.coder.versionById(template.active_version_id)
     return {
       value: {
@@ -127,6 +113,37 @@ async function checkCoder(input: PreflightInput, context: StepContext): Promise<
     }
   } catch (error) {
     return { value: none, problems: [`${at}: ${messageOf(error)}`] }
+  }
+}
+
+/** No template yet: the gate may create it (create-template); the promote job never does. */
+function missingTemplate(
+  input: PreflightInput,
+  context: StepContext,
+  value: CoderFacts,
+  at: string
+): Check<CoderFacts> {
+  const { template, createTemplate } = input.settings.coder
+  const missing = `${at}: template "${template}" does not exist in organization "${value.organization}"`
+  // The promote job pushes nothing, so it never creates a template: there is nothing to promote.
+  if (input.settings.mode === 'promote')
+    return {
+      value,
+      problems: [
+        `${missing}, so no test job pushed to it. The promote job pushes nothing and creates no template: run the test job (mode: test) for this commit first.`
+      ]
+    }
+  if (createTemplate) {
+    context.log.warning(
+      `Template "${template}" does not exist in ${value.organization}: create-template is true, so the push creates it, and Coder makes its first version active before any test (coder-cli.md §1.5). That version goes live untested.`
+    )
+    return { value, problems: [] }
+  }
+  return {
+    value,
+    problems: [
+      `${missing}. A first push would create it with its first version active before any test: create the template first, or set create-template: true to accept that.`
+    ]
   }
 }
 

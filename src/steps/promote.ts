@@ -40,6 +40,8 @@ export interface PromoteInput {
   /** The version that passed, with status.templateVersionID of the test as its ID. */
   tested: VersionFacts
   starting: VersionFacts | null
+  /** `starting` is expected-active-version-id (mode: promote): the guard's refusal says so. */
+  startingIsExpected?: boolean
   coder: CoderClient
   kc: KubeConfig
 }
@@ -59,7 +61,8 @@ export async function promoteTested(
     ours: input.tested,
     starting: input.starting,
     active,
-    allowRollback: input.allowRollback
+    allowRollback: input.allowRollback,
+    startingIsExpected: input.startingIsExpected ?? false
   })
   if (decision.kind === 'already-active') {
     return succeeded(
@@ -147,7 +150,12 @@ async function sendPromotion(
       mode,
       signal: context.signal,
       ...promotionIO(input, target, mode === 'dry-run', context.signal),
-      guard: { ours: input.tested, starting: input.starting, allowRollback: input.allowRollback },
+      guard: {
+        ours: input.tested,
+        starting: input.starting,
+        allowRollback: input.allowRollback,
+        startingIsExpected: input.startingIsExpected ?? false
+      },
       log: context.log.info,
       onRequest: () => {
         facts.requestSent = true

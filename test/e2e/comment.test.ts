@@ -72,6 +72,17 @@ describe('comment-on-pr, end to end', () => {
     expectNoSecrets(w, second)
   })
 
+  it('writes the annotation before the comment, so a slow comment cannot delay or lose it', async () => {
+    const w = await newWorld()
+    const pr = w.openTemplatesPullRequest()
+    const run = await w.run(COMMENT_ON_PR, pr.context)
+    expect(run.exitCode).toBe(0)
+    const annotation = run.stdout.indexOf('::notice')
+    const commented = run.stdout.indexOf(`Commented on pull request #${pr.number}`)
+    expect(annotation).toBeGreaterThanOrEqual(0)
+    expect(commented).toBeGreaterThan(annotation)
+  })
+
   it.each([
     ['a read-only token (403)', 'read-only', `${OWNER}/${TEMPLATES_REPO}`, '403'],
     ['a repository the token cannot see (404)', 'default', `${OWNER}/elsewhere`, '404']

@@ -65,6 +65,28 @@ describe('a release with an approval, end to end', () => {
     expectNoSecrets(w, run)
   })
 
+  it('without the template: says to run the test job first, not to set create-template', async () => {
+    const w = await newWorld()
+    const run = await w.run({ mode: 'promote', 'create-template': 'true' })
+    expect(run.exitCode).toBe(1)
+    expect(run.stdout).toContain('so no test job pushed to it')
+    expect(run.stdout).toContain('run the test job (mode: test) for this commit first')
+    expect(run.stdout).not.toContain('set create-template: true')
+    expect(promoteRequests(w)).toBe(0)
+  })
+
+  it('fails the locate step when expected-active-version-id is not a version of the template', async () => {
+    const w = await newWorld()
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    await testJob(w)
+    const missing = '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b'
+    const run = await promoteJob(w, missing)
+    expect(run.exitCode).toBe(1)
+    expect(run.stdout).toContain(`Input "expected-active-version-id" names version ${missing}`)
+    expect(run.outputs['promotion-result']).toBe('')
+    expect(promoteRequests(w)).toBe(0)
+  })
+
   it('fails clearly when no test job ran for this commit, and promotes nothing', async () => {
     const w = await newWorld()
     w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
@@ -100,7 +122,10 @@ describe('a release with an approval, end to end', () => {
     expect(run.exitCode).toBe(1)
     expect(run.outputs['promotion-result']).toBe('Refused')
     expect(run.stdout).toContain(`is v0.9.1 (${hotfix.id}) now`)
+    expect(run.stdout).toContain("at the guard's starting point (expected-active-version-id")
     expect(run.outputs['active-version-id']).toBe(hotfix.id)
+    // The active version when this job started (interface.md), not expected-active-version-id.
+    expect(run.outputs['previous-active-version-id']).toBe(hotfix.id)
     expect(activeVersionName(w)).toBe('v0.9.1')
     expect(promoteRequests(w)).toBe(0)
   })

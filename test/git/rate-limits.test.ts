@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from '@jest/globals'
 import {
   decideRateLimitWait,
   rateLimitOf,
+  rateLimitText,
   type RateLimitWaitDecision
 } from '../../src/gitops/github-call.js'
 import { createGitOpsOctokit } from '../../src/gitops/octokit.js'
@@ -134,6 +135,7 @@ describe('decideRateLimitWait', () => {
     waitMs: 56_000,
     now: 1_000_000,
     deadline: undefined as number | undefined,
+    requestTimeoutMs: 30_000,
     maxWaitMs: 120_000,
     retryCount: 0,
     maxRetries: 4,
@@ -142,13 +144,38 @@ describe('decideRateLimitWait', () => {
   it.each<[string, Partial<typeof base>, RateLimitWaitDecision]>([
     ['a wait within the longest wait, no deadline', {}, 'wait'],
     ['a wait beyond the longest wait, no deadline', { waitMs: 121_000 }, 'too-long'],
-    ['a wait the deadline holds', { deadline: 1_000_000 + 57_000 }, 'wait'],
-    ['a long wait the deadline holds', { waitMs: 300_000, deadline: 1_000_000 + 301_000 }, 'wait'],
+    ['a wait and the call after it within the deadline', { deadline: 1_000_000 + 86_000 }, 'wait'],
+    [
+      'a wait the deadline holds, but not the call after it',
+      { deadline: 1_000_000 + 57_000 },
+      'past-deadline'
+    ],
+    ['a long wait the deadline holds', { waitMs: 300_000, deadline: 1_000_000 + 330_000 }, 'wait'],
     ['a wait past the deadline', { deadline: 1_000_000 + 30_000 }, 'past-deadline'],
-    ['too many retries', { retryCount: 4 }, 'too-many'],
+    ['too many retries', { retryCount: 4, deadline: 1_000_000 + 600_000 }, 'too-many'],
+    [
+      'a fourth retry within the deadline',
+      { retryCount: 3, deadline: 1_000_000 + 600_000 },
+      'wait'
+    ],
+    ['a third retry without a deadline: the old bound of 2', { retryCount: 2 }, 'too-many'],
+    ['a second retry without a deadline', { retryCount: 1 }, 'wait'],
     ['a cancelled run', { aborted: true }, 'aborted']
   ])('%s', (_name, overrides, decision) => {
     expect(decideRateLimitWait({ ...base, ...overrides })).toBe(decision)
+  })
+})
+
+describe('rateLimitText', () => {
+  const limited = { kind: 'secondary' as const, until: Date.UTC(2026, 11, 4, 1, 0, 0) }
+  it.each<[RateLimitWaitDecision | undefined, string]>([
+    ['past-deadline', "later than this step's deadline leaves time for."],
+    ['too-long', "later than the gate's longest rate-limit wait."],
+    ['too-many', 'and the gate had already used its rate-limit retries for this call.'],
+    [undefined, "later than this step's deadline or the gate's longest rate-limit wait."]
+  ])('gave up (%s): says why', (decision, text) => {
+    const message = rateLimitText(limited, 'opening the pull request', 'acme/gitops', decision)
+    expect(message).toContain('GitHub allows the next request at 2026-12-04T01:00:00.000Z, ' + text)
   })
 })
 

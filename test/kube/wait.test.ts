@@ -335,6 +335,18 @@ describe('waitForTest', () => {
     await world.watches[0]?.stream.closed
   }, 10000)
 
+  it('reads once more at the wait deadline: returns a final state a dropped watch never sent', async () => {
+    world = await startTestWorld(() => undefined) // the connection dropped silently: no events
+    world.write(runningStatus())
+    const r = run(world, { waitTimeoutMs: 200 })
+    setTimeout(() => world?.write(succeededStatus()), 50)
+    const test = await r.promise
+    expect(test.status?.phase).toBe('Succeeded')
+    expect(r.observed.at(-1)).toBe('Succeeded')
+    expect(world.gets()).toHaveLength(2)
+    await world.watches[0]?.stream.closed
+  }, 10000)
+
   it('switches from the sync deadline to the wait deadline once the object is seen', async () => {
     world = await startTestWorld((stream, _req, w) => {
       setTimeout(() => stream.send('ADDED', w.write(runningStatus())), 10)

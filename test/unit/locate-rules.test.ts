@@ -3,7 +3,12 @@
 import { describe, expect, it } from '@jest/globals'
 import type { CoderTemplateTest } from '../../src/api.js'
 import type { CoderTemplateVersion } from '../../src/coder/types.js'
-import { manifestProblem, versionProblem, type WantedManifest } from '../../src/locate-rules.js'
+import {
+  expectedVersionProblem,
+  manifestProblem,
+  versionProblem,
+  type WantedManifest
+} from '../../src/locate-rules.js'
 import { withVersionMarker } from '../../src/version-identity.js'
 
 const SHA = '0123456789abcdef0123456789abcdef01234567'
@@ -114,5 +119,24 @@ describe('manifestProblem', () => {
     const problem = manifestProblem(text, parsed, WHERE)
     if (expected === null) expect(problem).toBeNull()
     else expect(problem).toContain(expected)
+  })
+})
+
+describe('expectedVersionProblem', () => {
+  const ID = '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b'
+  it.each<[string, CoderTemplateVersion | null, string | null]>([
+    ['a version of this template', version({ id: ID, template_id: 't' }), null],
+    [
+      'no such version',
+      null,
+      `Input "expected-active-version-id" names version ${ID}, which Coder does not hold: pass the previous-active-version-id output of the test job of acme.docker.`
+    ],
+    [
+      'a version of another template',
+      version({ id: ID, name: 'v0.1', template_id: 'other' }),
+      `Input "expected-active-version-id" names version v0.1 (${ID}), which is not a version of acme.docker: pass the previous-active-version-id output of the test job of acme.docker.`
+    ]
+  ])('%s', (_, expected, problem) => {
+    expect(expectedVersionProblem(ID, expected, 't', 'acme.docker')).toBe(problem)
   })
 })

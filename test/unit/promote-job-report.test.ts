@@ -5,7 +5,7 @@ import { buildReport } from '../../src/report/build.js'
 import { outputsOf } from '../../src/report/outputs.js'
 import { renderSummary } from '../../src/report/summary.js'
 import { Journal, type StepName, type StepValues } from '../../src/steps/journal.js'
-import { failed, type StepResult, succeeded } from '../../src/steps/step.js'
+import { cancelled, failed, type StepResult, succeeded } from '../../src/steps/step.js'
 
 const silent = {
   info() {},
@@ -99,8 +99,8 @@ describe('the report of a promote job', () => {
       'version-name': 'v2',
       'version-id': 'new-id',
       'commit-sha': 'abcdef0123456789abcdef0123456789abcdef01',
-      // The guard's starting point: expected-active-version-id, not the active version at the start.
-      'previous-active-version-id': 'expected-id',
+      // The active version when this job started (interface.md), not expected-active-version-id.
+      'previous-active-version-id': 'now-id',
       'promotion-result': 'Promoted'
     })
     expect(renderSummary(report, 10_000)).toContain('Promote job (<code>mode: promote</code>)')
@@ -124,5 +124,26 @@ describe('the report of a promote job', () => {
     expect(report.leftBehind).toEqual([
       'Nothing: the run changed nothing in Coder, Git or the cluster.'
     ])
+  })
+
+  // The promote request was sent: the located version may be active, though this job pushed nothing.
+  it.each([
+    [
+      'cancelled after the request',
+      cancelled('The run was cancelled.', { requestSent: true }),
+      { id: 'now-id', name: 'v1', createdAt: '' },
+      'sent before the cancel'
+    ],
+    [
+      'promote failed after the request',
+      failed('promote-failed', 'No clear answer.', { facts: { requestSent: true } }),
+      null,
+      'could not be read afterwards'
+    ]
+  ])('%s: says the version may be active', async (_, promote, seen, why) => {
+    const journal = await promoteJobJournal({ promote: promote as StepResult<never> })
+    const report = buildReport(journal, { startedAt: 0, observed: seen })
+    expect(report.leftBehind.join('\n')).toContain('Version v2 (new-id) may be active')
+    expect(report.leftBehind.join('\n')).toContain(why)
   })
 })

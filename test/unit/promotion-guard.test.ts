@@ -89,4 +89,24 @@ describe('guardPromotion', () => {
     )
     expect(created.kind === 'refused' && created.message).toContain('it was none when the run')
   })
+
+  it.each([
+    [false, 'it was name-older (older) when the run started and is name-newer (newer) now'],
+    [
+      true,
+      "it was name-older (older) at the guard's starting point (expected-active-version-id, the version active when the test job started) and is name-newer (newer) now"
+    ]
+  ])(
+    'says where the starting point came from (expected-active-version-id: %s)',
+    (expected, text) => {
+      const decision = guardPromotion({
+        ours,
+        starting: older,
+        active: newer,
+        allowRollback: false,
+        startingIsExpected: expected
+      })
+      expect(decision.kind === 'refused' && decision.message).toContain(text)
+    }
+  )
 })

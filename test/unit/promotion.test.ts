@@ -652,6 +652,18 @@ describe('runPromotion', () => {
     expect(io.calls).toEqual(['post', 'read', 'guard-read'])
   })
 
+  it('refuses a third version found by a re-read after one that failed', async () => {
+    const io = scripted(
+      [kube(503, 'ServiceUnavailable', COULD_NOT_CONFIRM)],
+      [null, THIRD],
+      [third]
+    )
+    const promise = runPromotion({ ...base, ...io, signal: new AbortController().signal })
+    await expect(promise).rejects.toBeInstanceOf(PromotionRefusedError)
+    await expect(promise).rejects.toThrow(`v0.8.0 (${THIRD})`)
+    expect(io.calls).toEqual(['post', 'read', 'read', 'guard-read'])
+  })
+
   it.each([
     ['the read fails', new Error('connection reset')],
     ['the template is gone', null]

@@ -88,6 +88,17 @@ describe('the mode input', () => {
       'mode',
       'Input "mode" "Promote" is invalid: must be "gate", "test" or "promote".'
     ],
+    // An invalid mode is the one error: no cross-check judges the fallback mode.
+    [
+      { mode: 'release', promote: 'false' },
+      'mode',
+      'Input "mode" "release" is invalid: must be "gate", "test" or "promote".'
+    ],
+    [
+      { mode: 'Promote', 'expected-active-version-id': ID },
+      'mode',
+      'Input "mode" "Promote" is invalid: must be "gate", "test" or "promote".'
+    ],
     [
       { 'expected-active-version-id': ID },
       'expected-active-version-id',

@@ -3,13 +3,14 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { createRequire } from 'node:module'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 import { readBody } from './body.js'
 import { HttpError } from './records.js'
 import type { CliInvocation } from './types.js'
 
 export const FAKE_CODER_PATH = fileURLToPath(new URL('./fake-coder.mjs', import.meta.url))
+// The script's modules: the served copy runs outside this repository, so it imports them by URL.
+const FAKE_CODER_MODULES = new URL('./fake-coder/', import.meta.url).href
 
 // coder-cli.md §4 (Makefile OS_ARCHES)
 export const SERVED_CLI_PLATFORMS = [
@@ -31,8 +32,6 @@ export interface BakedCli {
 // listens, since the copy also carries the sandbox's URL for its reports.
 export function bakeCli(serverVersion: string, url: string): BakedCli {
   const cliTemplate = readFileSync(FAKE_CODER_PATH, 'utf8')
-  // The served copy runs outside this repository: it gets the `yaml` package by absolute URL.
-  const yamlModule = pathToFileURL(createRequire(import.meta.url).resolve('yaml')).href
   const bytes = Buffer.from(
     cliTemplate
       .replace(
@@ -40,10 +39,7 @@ export function bakeCli(serverVersion: string, url: string): BakedCli {
         () => `const BUILT_IN_VERSION = ${JSON.stringify(serverVersion)}`
       )
       .replace("const SANDBOX_URL = ''", () => `const SANDBOX_URL = ${JSON.stringify(url)}`)
-      .replace(
-        "const YAML_MODULE = 'yaml'",
-        () => `const YAML_MODULE = ${JSON.stringify(yamlModule)}`
-      )
+      .replaceAll("from './fake-coder/", () => `from '${FAKE_CODER_MODULES}`)
   )
   return { bytes, etag: `"${createHash('sha1').update(bytes).digest('hex')}"` }
 }

@@ -3,6 +3,8 @@
 import { getOctokit } from '@actions/github'
 import { retry } from '@octokit/plugin-retry'
 import { throttling, type ThrottlingOptions } from '@octokit/plugin-throttling'
+import { backoff } from '../timing/backoff.js'
+import { sleep } from '../timing/sleep.js'
 import { rateLimitWait } from './github-call.js'
 import type { GitOpsOctokit } from './octokit-type.js'
 
@@ -89,18 +91,27 @@ function rateLimitHandler(
   delayUnitMs: number,
   warn: (message: string) => void
 ) {
-  return (
+  return async (
     retryAfter: number,
     request: { method: string; url: string; request?: { signal?: AbortSignal } },
     _octokit: unknown,
     retryCount: number
-  ): boolean => {
+  ): Promise<boolean> => {
     // The request options carry the token only in headers; log method and URL template alone.
     const what = `${request.method} ${request.url}`
     // The wait is the step's (github-call.ts rateLimitWait): the call's own limit stops meanwhile.
     // The plugin's wait cannot be interrupted, so a cancelled run must not start one.
-    const decision = rateLimitWait(request.request?.signal, {
-      waitMs: retryAfter * delayUnitMs,
+    const signal = request.request?.signal
+    // Gates that share a token are told the same short wait; a jittered spread that grows with
+    // each retry keeps them from racing for the same freed slot again (counted in the decision).
+    const spreadMs = backoff({
+      attempt: retryCount + 1,
+      initialMs: delayUnitMs,
+      maxMs: 30 * delayUnitMs,
+      jitter: 'full'
+    })
+    const decision = rateLimitWait(signal, {
+      waitMs: retryAfter * delayUnitMs + spreadMs,
       maxWaitMs: maxWaitSeconds * delayUnitMs,
       retryCount,
       maxRetries: rateLimitRetries
@@ -118,10 +129,14 @@ function rateLimitHandler(
       return false
     }
     warn(
-      `GitHub ${kind} rate limit on ${what}: retry ${retryCount + 1} of ${rateLimitRetries} ` +
-        `in ${retryAfter} s`
+      `GitHub ${kind} rate limit on ${what}: retry ${retryCount + 1} in ` +
+        `${(retryAfter + spreadMs / delayUnitMs).toFixed(1)} s`
     )
-    return true
+    // The plugin then waits retryAfter; the spread comes first, and a cancel ends it.
+    return sleep(spreadMs, signal).then(
+      () => true,
+      () => false
+    )
   }
 }
 

@@ -9,6 +9,7 @@ import {
   type CommitOutcome,
   ManifestConflictError
 } from '../gitops/change.js'
+import { rateLimitOf } from '../gitops/github-call.js'
 import { listManifestFiles } from '../gitops/manifests.js'
 import { forwardSpentBranch } from '../gitops/spent-branch.js'
 import { readFileAt } from '../gitops/read-file.js'
@@ -204,6 +205,10 @@ function commitAdvice(error: unknown): string[] {
     ]
   if (error instanceof ManifestConflictError)
     return ['Use a new version name, or remove the old manifest if it is really unused.']
+  // A rate limit is not a permission problem (the error names the limit and when it ends).
+  const cause = error instanceof Error ? error.cause : undefined
+  if (rateLimitOf(error, 0) ?? rateLimitOf(cause, 0))
+    return ["Start fewer gates at once (the matrix's max-parallel), or re-run after that time."]
   return ['Check that gitops-token may write to the GitOps repository (contents: write).']
 }
 

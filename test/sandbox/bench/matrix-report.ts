@@ -77,7 +77,7 @@ export async function matrixMain(gates: number): Promise<void> {
   for (const result of results)
     for (const failed of result.gates.filter((g) => !g.ok))
       out.push(
-        `failed (${result.mode}) ${failed.template}: ${failed.detail.slice(-400).replace(/\s+/g, ' ')}`
+        `failed (${result.mode}) ${failed.template}: ${failed.limitNotes ? `[${failed.limitNotes}] ` : ''}${failed.detail.slice(-400).replace(/\s+/g, ' ')}`
       )
   out.push(`Bench runtime: ${((Date.now() - started) / 1000).toFixed(0)} s.`)
   process.stdout.write(out.join('\n') + '\n')

@@ -6,6 +6,10 @@ import { runMatrix, type MatrixMode, type MatrixResult } from './matrix.js'
 import { GITHUB_SECONDARY_LIMITS } from '../github/index.js'
 
 const WAIT_SECONDS = Number(process.env.BENCH_MATRIX_WAIT_SECONDS ?? 60)
+// BENCH_MATRIX_MODES=commit (or pull-request) runs one mode only, e.g. to bound a long N=50 run.
+const MODES = (process.env.BENCH_MATRIX_MODES ?? 'commit,pull-request')
+  .split(',')
+  .filter((mode): mode is MatrixMode => mode === 'commit' || mode === 'pull-request')
 
 function nearestRank(values: number[], p: number): number {
   const s = [...values].sort((a, b) => a - b)
@@ -60,7 +64,7 @@ export function matrixTable(results: MatrixResult[]): string[] {
 export async function matrixMain(gates: number): Promise<void> {
   const started = Date.now()
   const results: MatrixResult[] = []
-  for (const mode of ['commit', 'pull-request'] as MatrixMode[]) {
+  for (const mode of MODES) {
     process.stderr.write(`bench: ${gates} gates at once, ${mode} mode...\n`)
     results.push(await runMatrix({ gates, mode, testDownMs: WAIT_SECONDS * 1000 }))
   }
@@ -73,7 +77,7 @@ export async function matrixMain(gates: number): Promise<void> {
   for (const result of results)
     for (const failed of result.gates.filter((g) => !g.ok))
       out.push(
-        `failed (${result.mode}) ${failed.template}: ${failed.detail.slice(-400).replace(/\s+/g, ' ')}`
+        `failed (${result.mode}) ${failed.template}: ${failed.limitNotes ? `[${failed.limitNotes}] ` : ''}${failed.detail.slice(-400).replace(/\s+/g, ' ')}`
       )
   out.push(`Bench runtime: ${((Date.now() - started) / 1000).toFixed(0)} s.`)
   process.stdout.write(out.join('\n') + '\n')

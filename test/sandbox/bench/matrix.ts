@@ -25,6 +25,8 @@ export interface GateOutcome {
   durationMs: number
   /** The end of stdout and stderr of a failed gate. */
   detail: string
+  /** The gate's last rate-limit warnings, joined by ' | '. */
+  limitNotes?: string
 }
 
 export interface MatrixResult {
@@ -102,8 +104,14 @@ async function gate(
     return { template, ok: false, durationMs: 0, detail: String(error) }
   }
   const ok = run.exitCode === 0 && run.outputs['promotion-result'] === 'Promoted'
+  // The gate's rate-limit warnings say which wait it refused (retries spent, past the deadline).
+  const limitNotes = (run.stdout + run.stderr)
+    .split('\n')
+    .filter((line) => line.includes('rate limit on'))
+    .slice(-3)
+    .join(' | ')
   const detail = ok ? '' : `exit ${run.exitCode}: ${(run.stdout + run.stderr).slice(-1500)}`
-  return { template, ok, durationMs: run.durationMs, detail }
+  return { template, ok, durationMs: run.durationMs, detail, limitNotes }
 }
 
 function finalWrites(world: World): Map<string, number> {

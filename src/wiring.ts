@@ -2,7 +2,7 @@
 // step, so that run() reads as the mission and each step gets the part of Settings it needs only.
 import type { KubeConfig } from '@kubernetes/client-node'
 import { type Clients, createClients, forgetSecretInputs } from './clients.js'
-import { SECRET_INPUTS, type Settings } from './settings.js'
+import { SECRET_INPUTS, type Settings } from './settings/settings.js'
 import type { CommitInput, Committed } from './steps/commit.js'
 import type { ValidInputs } from './steps/inputs.js'
 import type { Located, LocateInput } from './steps/locate.js'

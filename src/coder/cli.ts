@@ -1,5 +1,5 @@
 // The Coder CLI: where it comes from (coder-cli.md §4). How `templates push` runs: templates-push.ts.
-import { raceAbort } from '../abort.js'
+import { raceAbort } from '../timing/abort.js'
 import * as tc from '@actions/tool-cache'
 import { constants as fsConstants } from 'node:fs'
 import { access, chmod, rm, stat } from 'node:fs/promises'

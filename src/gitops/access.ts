@@ -2,7 +2,7 @@
 // exist, may the token write, and do the branch's rules require a pull request. Read-only.
 // Rulesets and classic protection are read through different endpoints (action-ecosystem.md);
 // whatever cannot be read counts as "cannot tell", and the run goes on.
-import type { GitOpsMode } from '../settings.js'
+import type { GitOpsMode } from '../settings/settings.js'
 import { type GitHubCall, githubError, requestOptions } from './github-call.js'
 
 export interface GitOpsFacts {

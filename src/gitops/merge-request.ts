@@ -2,7 +2,7 @@
 // through GraphQL, or a REST merge once GitHub allows it. Both name the head the gate checked
 // (`expectedHeadOid`, `sha`), so a commit pushed after the check is never merged with the gate's
 // token: GitHub refuses, and so does the gate when it reads a head it did not expect.
-import type { MergeMethod, MergeStrategy } from '../settings.js'
+import type { MergeMethod, MergeStrategy } from '../settings/settings.js'
 import { backoff } from '../timing/backoff.js'
 import {
   clockOf,

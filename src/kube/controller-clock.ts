@@ -1,6 +1,6 @@
 // The test's milestones on the controller's own clock (coder-k8s-api.md §1.3: startTime,
 // createAttemptTime, agentsReadyTime, completionTime), for the chart of the run. Pure.
-import type { CoderTemplateTest } from '../api.js'
+import type { CoderTemplateTest } from './objects.js'
 
 /** Milliseconds since the epoch; null when the status does not carry the field (yet). */
 export interface ControllerClock {

@@ -1,7 +1,7 @@
 // Is coder-k8s served in this cluster? coder-k8s-api.md §0 (check the CRD is served at runtime) and
 // §2.1 (aggregated discovery: `codertemplates/promote`).
 import type { KubeConfig } from '@kubernetes/client-node'
-import { AGGREGATION_API_VERSION, TEST_API_VERSION, TEST_PLURAL } from '../api.js'
+import { AGGREGATION_API_VERSION, TEST_API_VERSION, TEST_PLURAL } from './objects.js'
 import { kubeRequest, serverOf, statusMessage } from './request.js'
 
 export interface DiscoveryOptions {

@@ -4,10 +4,10 @@
 // ctx.getDispatcher() (action-ecosystem.md §6.3). We send through client-node's exported
 // IsomorphicFetchHttpLibrary so the dispatcher and fetch come from the same undici (client-node's
 // undici 8); the undici hoisted in our node_modules is 6.x and would not match that dispatcher.
-import { raceAbort } from '../abort.js'
+import { raceAbort } from '../timing/abort.js'
 import { HttpMethod, IsomorphicFetchHttpLibrary, RequestContext } from '@kubernetes/client-node'
 import type { KubeConfig } from '@kubernetes/client-node'
-import type { KubeStatus } from '../api.js'
+import type { KubeStatus } from './objects.js'
 
 export interface KubeRequest {
   method: 'GET' | 'POST'

@@ -4,8 +4,8 @@
 // watch of that object from the resourceVersion the reducer holds, backoff sleeps and a deadline
 // timer. Facts: coder-k8s-api.md §1.1 (REST path, watch with fieldSelector), action-ecosystem.md
 // §6.4 (client-node 2.0.1 Watch, 30 s inactivity timeout).
-import { TEST_API_VERSION, TEST_PLURAL } from '../api.js'
-import type { CoderTemplateTest } from '../api.js'
+import { TEST_API_VERSION, TEST_PLURAL } from './objects.js'
+import type { CoderTemplateTest } from './objects.js'
 import { withJitter } from '../timing/backoff.js'
 import { sleep } from '../timing/sleep.js'
 import { KubeAbortError, kubeRequest, statusMessage } from './request.js'

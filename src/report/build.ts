@@ -1,9 +1,9 @@
 // The report, built from the journal of step results and the active version observed at the end.
 // Pure: the same journal gives the same report, so every path has a table test.
-import { manifestPathOf } from '../manifest.js'
+import { manifestPathOf } from '../verdict/manifest.js'
 import type { Journal } from '../steps/journal.js'
 import type { Failure } from '../steps/step.js'
-import type { VersionFacts } from '../promotion-guard.js'
+import type { VersionFacts } from '../promotion/guard.js'
 import { activeVersionCheck, leftBehind } from './left-behind.js'
 import {
   coderVersionUrl,

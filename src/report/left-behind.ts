@@ -1,6 +1,6 @@
 // What a run that did not promote leaves in Coder, Git and the cluster, and how to clean each up, one
 // sentence each. The same facts on every failure kind (docs/troubleshooting.md, "What changed").
-import { pullRequestBranch } from '../manifest.js'
+import { pullRequestBranch } from '../verdict/manifest.js'
 import type { Journal } from '../steps/journal.js'
 import type { RunReport } from './report.js'
 

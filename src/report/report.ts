@@ -1,7 +1,7 @@
 // What a run did, as the summary, the outputs, the log epilogue and the pull-request comment show
 // it. Built once at the end from the journal of step results (build.ts), never mutated by a step.
-import type { PromotionResult } from '../api.js'
-import type { RunMode } from '../settings.js'
+import type { PromotionResult } from '../kube/objects.js'
+import type { RunMode } from '../settings/settings.js'
 import type { FailureKind } from '../steps/failure-kinds.js'
 import type { StepStatus } from '../steps/step.js'
 import type { ControllerClock } from '../kube/controller-clock.js'

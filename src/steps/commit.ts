@@ -2,7 +2,7 @@
 // removes the older manifests keep-tests lets go. Commit mode writes to gitops-branch; pull-request
 // mode to coder-template-gate/<test-name>, created from gitops-branch. Safe to run twice: identical
 // content and nothing to remove make no commit.
-import type { CoderTemplateTest } from '../api.js'
+import type { CoderTemplateTest } from '../kube/objects.js'
 import {
   BranchProtectedError,
   commitChange,
@@ -28,8 +28,8 @@ import {
   pullRequestBranch,
   renderManifest,
   sameTest
-} from '../manifest.js'
-import type { Settings } from '../settings.js'
+} from '../verdict/manifest.js'
+import type { Settings } from '../settings/settings.js'
 import type { Preflight } from './preflight.js'
 import type { Pushed } from './push.js'
 import { clockOf, failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'

@@ -2,11 +2,11 @@
 // and the kubeconfig loaded. Every error is reported at once, before any request.
 import { readFileSync, statSync } from 'node:fs'
 import type { KubeConfig } from '@kubernetes/client-node'
-import { readRunContext } from '../context.js'
-import { urlCredentials } from '../input-rules.js'
-import { type InputName, parseInputs, SECRET_INPUTS, type Settings } from '../inputs.js'
+import { readRunContext } from '../settings/run-context.js'
+import { urlCredentials } from '../settings/rules.js'
+import { type InputName, parseInputs, SECRET_INPUTS, type Settings } from '../settings/parse.js'
 import { loadKubeConfig } from '../kube/config.js'
-import type { RunContext } from '../settings.js'
+import type { RunContext } from '../settings/settings.js'
 import { failed, messageOf, type StepResult, succeeded } from './step.js'
 
 export interface InputsStepInput {

@@ -1,7 +1,7 @@
 // The record of a run: each step's result and timing, in order. run() calls one step per line
 // through it; the report, the summary and the outputs are built from these entries, never mutated
 // from inside a step. A failed step stops the run with StepStopped.
-import { raceAbort } from '../abort.js'
+import { raceAbort } from '../timing/abort.js'
 import type { Committed } from './commit.js'
 import type { FailureKind } from './failure-kinds.js'
 import type { ValidInputs } from './inputs.js'

@@ -1,14 +1,14 @@
 // The promote job's locate step (interface.md, `mode: promote`): finds what the test job left,
 // changing nothing. This commit's version of `version` in Coder (by name and commit marker), the
 // manifest <gitops-path>/<test-name>.yaml on gitops-branch, and the guard's starting point.
-import type { CoderTemplateTest } from '../api.js'
+import type { CoderTemplateTest } from '../kube/objects.js'
 import type { CoderClient } from '../coder/client.js'
 import { githubCall } from '../gitops/github-call.js'
 import type { GitOpsOctokit } from '../gitops/octokit.js'
 import { readFileAt } from '../gitops/read-file.js'
-import { expectedVersionProblem, manifestProblem, versionProblem } from '../locate-rules.js'
-import { manifestPathOf, parseManifest } from '../manifest.js'
-import type { Settings } from '../settings.js'
+import { expectedVersionProblem, manifestProblem, versionProblem } from '../verdict/locate-rules.js'
+import { manifestPathOf, parseManifest } from '../verdict/manifest.js'
+import type { Settings } from '../settings/settings.js'
 import type { Preflight, VersionRef } from './preflight.js'
 import { failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
 

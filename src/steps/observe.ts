@@ -2,7 +2,7 @@
 // before the request; the report reads it at the end of every run for active-version-id (bounded and
 // best-effort: a failed read leaves the output empty rather than guessed).
 import type { CoderClient } from '../coder/client.js'
-import type { VersionFacts } from '../promotion-guard.js'
+import type { VersionFacts } from '../promotion/guard.js'
 
 /** The active version of the template; null when the template does not exist. */
 export async function readActiveVersion(

@@ -7,7 +7,7 @@ import { type GitOpsFacts, gitOpsProblems, inspectGitOpsRepository } from '../gi
 import type { GitOpsOctokit } from '../gitops/octokit.js'
 import { checkAccess } from '../kube/access.js'
 import { assertCoderK8sServed } from '../kube/discovery.js'
-import type { Settings } from '../settings.js'
+import type { Settings } from '../settings/settings.js'
 import { failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
 
 export interface VersionRef {

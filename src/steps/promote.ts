@@ -2,12 +2,12 @@
 // subresource, behind the promotion guard (interface.md): the active version is read again right
 // before the request. Safe to run twice: our version active already is AlreadyActive, no request.
 import type { KubeConfig } from '@kubernetes/client-node'
-import type { PromotionResult } from '../api.js'
+import type { PromotionResult } from '../kube/objects.js'
 import type { CoderClient } from '../coder/client.js'
-import { postPromotion, readActiveVersionID } from '../kube/promote.js'
-import { PromotionRefusedError, type PromoteStepInput, runPromotion } from '../promote-step.js'
-import { type GuardDecision, guardPromotion, type VersionFacts } from '../promotion-guard.js'
-import type { PromoteMode } from '../settings.js'
+import { postPromotion, readActiveVersionID } from '../kube/promote-request.js'
+import { PromotionRefusedError, type PromoteStepInput, runPromotion } from '../promotion/retry.js'
+import { type GuardDecision, guardPromotion, type VersionFacts } from '../promotion/guard.js'
+import type { PromoteMode } from '../settings/settings.js'
 import { readActiveVersion } from './observe.js'
 import {
   failed,

@@ -13,8 +13,8 @@ import {
   waitForMerge
 } from '../gitops/pull-request.js'
 import { readFileAt } from '../gitops/read-file.js'
-import { parseManifest, sameTest } from '../manifest.js'
-import type { GitOpsSettings, TestSettings } from '../settings.js'
+import { parseManifest, sameTest } from '../verdict/manifest.js'
+import type { GitOpsSettings, TestSettings } from '../settings/settings.js'
 import type { Committed } from './commit.js'
 import type { Preflight } from './preflight.js'
 import type { Pushed } from './push.js'

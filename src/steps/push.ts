@@ -4,8 +4,8 @@ import type { CoderClient } from '../coder/client.js'
 import { resolveCoderCli } from '../coder/cli.js'
 import { type PushOutcome, pushTemplateVersion } from '../coder/push.js'
 import { listTemplateVersions, VERSION_PAGE_SIZE } from '../coder/versions.js'
-import type { CoderSettings } from '../settings.js'
-import { hasVersionMarker } from '../version-identity.js'
+import type { CoderSettings } from '../settings/settings.js'
+import { hasVersionMarker } from '../coder/version-identity.js'
 import { sleep } from '../timing/sleep.js'
 import type { Preflight } from './preflight.js'
 import { failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
@@ -69,7 +69,7 @@ export async function pushVersion(
       variables: settings.variables,
       tempDir: input.tempDir,
       // Ours only when it carries our commit marker: a moved tag or a manual push must not be tested
-      // in our place (the marker is anchored at the end, src/version-identity.ts).
+      // in our place (the marker is anchored at the end, src/coder/version-identity.ts).
       isOwnVersion: (existing) =>
         existing.message === settings.message ||
         (settings.commitSha !== '' && hasVersionMarker(existing.message, settings.commitSha)),

@@ -4,8 +4,8 @@
 import type { CoderClient, CoderTemplateVersion } from '../coder/client.js'
 import { isJobActive } from '../coder/client.js'
 import { archiveVersion, listTemplateVersions } from '../coder/versions.js'
-import type { TidySettings } from '../settings.js'
-import { chooseVersionsToArchive, KEPT_TEXT, type ListedVersion } from '../version-tidy.js'
+import type { TidySettings } from '../settings/settings.js'
+import { chooseVersionsToArchive, KEPT_TEXT, type ListedVersion } from '../coder/version-tidy.js'
 import { messageOf, type StepContext, type StepResult, succeeded } from './step.js'
 
 export interface TidyInput {

@@ -2,14 +2,14 @@
 // one object read. The verdict and the integrity come from the same object: a pass needs Succeeded
 // with Ready=True at the current generation, the whole committed spec, and our version ID.
 import type { KubeConfig } from '@kubernetes/client-node'
-import type { CoderTemplateTest } from '../api.js'
-import { integrityProblems } from '../integrity.js'
+import type { CoderTemplateTest } from '../kube/objects.js'
+import { integrityProblems } from '../verdict/integrity.js'
 import { waitForTest, WaitTimeoutError } from '../kube/wait.js'
 import { type ControllerClock, controllerClockOf } from '../kube/controller-clock.js'
-import { specDifferences } from '../manifest.js'
-import { CODER_NAME_MAX, CODER_NAME_PATTERN } from '../naming.js'
-import type { TestSettings } from '../settings.js'
-import { describeWaiting, type Observed, observe, verdictOf } from '../verdict.js'
+import { specDifferences } from '../verdict/manifest.js'
+import { CODER_NAME_MAX, CODER_NAME_PATTERN } from '../settings/naming.js'
+import type { TestSettings } from '../settings/settings.js'
+import { describeWaiting, type Observed, observe, verdictOf } from '../verdict/verdict.js'
 import type { Committed } from './commit.js'
 import type { Pushed } from './push.js'
 import {
@@ -20,7 +20,7 @@ import {
   type StepResult,
   succeeded
 } from './step.js'
-import { adviceForFailure, adviceForWait } from './wait-advice.js'
+import { adviceForFailure, adviceForWait } from '../verdict/wait-advice.js'
 
 export interface TimelineEntry extends Observed {
   at: number

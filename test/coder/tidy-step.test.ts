@@ -4,7 +4,7 @@ import { describe, it, expect, beforeEach, afterEach } from '@jest/globals'
 import { CoderClient } from '../../src/coder/client.js'
 import type { StepContext } from '../../src/steps/step.js'
 import { type TidyInput, tidyVersions } from '../../src/steps/tidy.js'
-import { withVersionMarker } from '../../src/version-identity.js'
+import { withVersionMarker } from '../../src/coder/version-identity.js'
 import { startCoderSandbox, type CoderSandbox } from '../sandbox/coder/index.js'
 
 let sandbox: CoderSandbox

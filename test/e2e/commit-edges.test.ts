@@ -1,7 +1,7 @@
 // End to end, the commit at its edges: keep-tests decides again at the head it commits onto, so a
 // file someone else put at a pruned path during the commit is kept and said, never removed.
 import { describe, expect, it } from '@jest/globals'
-import { buildTestManifest, renderManifest } from '../../src/manifest.js'
+import { buildTestManifest, renderManifest } from '../../src/verdict/manifest.js'
 import { GITOPS_PATH, GITOPS_REPO, NAMESPACE, OWNER, type World } from '../sandbox/world.js'
 import { expectNoSecrets, oneWorldPerTest } from './expect.js'
 

@@ -2,7 +2,7 @@
 // push step lists the template's versions once, archived ones included, and the commit step asks
 // Coder nothing.
 import { describe, expect, it } from '@jest/globals'
-import { buildTestManifest, renderManifest } from '../../src/manifest.js'
+import { buildTestManifest, renderManifest } from '../../src/verdict/manifest.js'
 import { GITOPS_PATH, GITOPS_REPO, NAMESPACE, OWNER, type World } from '../sandbox/world.js'
 import { expectNoSecrets, oneWorldPerTest } from './expect.js'
 

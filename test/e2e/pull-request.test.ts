@@ -2,7 +2,7 @@
 // setting, re-runs, a pull request closed without merging, a cancel while waiting for the merge,
 // and keep-tests pruning in the same change.
 import { describe, expect, it } from '@jest/globals'
-import { renderManifest, buildTestManifest } from '../../src/manifest.js'
+import { renderManifest, buildTestManifest } from '../../src/verdict/manifest.js'
 import {
   GITOPS_PATH,
   GITOPS_REPO,

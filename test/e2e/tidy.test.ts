@@ -2,7 +2,7 @@
 // and nothing else; archive-failed archives this run's version when its test failed; dry-run only
 // lists. The run's chart is in the summary.
 import { describe, expect, it } from '@jest/globals'
-import { withVersionMarker } from '../../src/version-identity.js'
+import { withVersionMarker } from '../../src/coder/version-identity.js'
 import { OWNER, type World } from '../sandbox/world.js'
 import { activeVersionName, expectNoSecrets, oneWorldPerTest } from './expect.js'
 

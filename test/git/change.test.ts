@@ -13,7 +13,12 @@ import {
 import { listManifestFiles } from '../../src/gitops/manifests.js'
 import { readFileAt } from '../../src/gitops/read-file.js'
 import { createGitOpsOctokit, type GitOpsOctokit } from '../../src/gitops/octokit.js'
-import { buildTestManifest, parseManifest, renderManifest, sameTest } from '../../src/manifest.js'
+import {
+  buildTestManifest,
+  parseManifest,
+  renderManifest,
+  sameTest
+} from '../../src/verdict/manifest.js'
 import { DOCS, HttpFailure } from '../sandbox/github/errors.js'
 import { startGitHubSandbox, type GitHubSandbox } from '../sandbox/github/index.js'
 import { sleep } from '../../src/timing/sleep.js'

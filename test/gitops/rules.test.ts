@@ -1,8 +1,8 @@
 // The two GitOps health rules and the gate's own verdict over the fixture table of
 // shared/reference/health-rules.md §3.
 import { describe, it, expect } from '@jest/globals'
-import type { CoderTemplateTest } from '../../src/api.js'
-import { verdictOf } from '../../src/verdict.js'
+import type { CoderTemplateTest } from '../../src/kube/objects.js'
+import { verdictOf } from '../../src/verdict/verdict.js'
 import { describeWithGo } from '../go/engines.js'
 import {
   argoControllerHealth,
@@ -96,14 +96,14 @@ describe('Flux health check expressions', () => {
 
 type Expected = 'passed' | 'failed' | 'waiting'
 
-// The gate passes only where both tools pass and fails only where both fail (src/verdict.ts).
+// The gate passes only where both tools pass and fails only where both fail (src/verdict/verdict.ts).
 function expectedVerdict(argo: ArgoHealth, flux: FluxStatus): Expected {
   if (argo.status === 'Healthy' && flux === 'Current') return 'passed'
   if (argo.status === 'Degraded' && flux === 'Failed') return 'failed'
   return 'waiting'
 }
 
-describe('the gate verdict (src/verdict.ts)', () => {
+describe('the gate verdict (src/verdict/verdict.ts)', () => {
   it.each(HEALTH_CASES.map((c) => [c.id, c.title, c] as const))(
     'case %s (%s) agrees with Argo CD and Flux together',
     (_id, _title, healthCase) => {

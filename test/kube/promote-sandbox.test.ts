@@ -2,7 +2,7 @@
 // the `?timeout=` we send lowers the server's request deadline to our client timeout.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { loadKubeConfig } from '../../src/kube/config.js'
-import { postPromotion } from '../../src/kube/promote.js'
+import { postPromotion } from '../../src/kube/promote-request.js'
 import { startKubeSandbox } from '../sandbox/kube/server.js'
 import type { KubeSandbox } from '../sandbox/kube/server.js'
 import { FakeCoder } from '../sandbox-kube/helpers.js'

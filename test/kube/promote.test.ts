@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import { postPromotion, readActiveVersionID } from '../../src/kube/promote.js'
-import { decideAnswer } from '../../src/promotion.js'
+import { postPromotion, readActiveVersionID } from '../../src/kube/promote-request.js'
+import { decideAnswer } from '../../src/promotion/answer.js'
 import { loadKubeConfig } from '../../src/kube/config.js'
 import { isAbortError } from '../../src/kube/request.js'
 import type { PromoteFault } from '../sandbox/kube/aggregated.js'

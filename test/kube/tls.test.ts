@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadKubeConfig } from '../../src/kube/config.js'
 import { assertCoderK8sServed } from '../../src/kube/discovery.js'
-import { postPromotion } from '../../src/kube/promote.js'
+import { postPromotion } from '../../src/kube/promote-request.js'
 import { apiResourceList } from './helpers/kubeServer.js'
 
 let dir: string

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals'
-import type { CoderTemplateTest } from '../../src/api.js'
+import type { CoderTemplateTest } from '../../src/kube/objects.js'
 import { loadKubeConfig } from '../../src/kube/config.js'
-import { verdictOf } from '../../src/verdict.js'
+import { verdictOf } from '../../src/verdict/verdict.js'
 import { WaitTimeoutError, isAbortError, newWaitStats, waitForTest } from '../../src/kube/wait.js'
 import type { WaitOptions, WaitStats } from '../../src/kube/wait.js'
 import {

@@ -5,7 +5,7 @@ export const GATE_MODULES: MutatedModule[] = [
   {
     name: 'integrity',
     tests: ['test/unit/integrity.test.ts', 'test/unit/manifest.test.ts'],
-    mutations: mutationsOf('src/integrity.ts', [
+    mutations: mutationsOf('src/verdict/integrity.ts', [
       ['if (!pushed.id || !pushed.name)', 'if (!pushed.id && !pushed.name)', 'half-known push'],
       ['status.templateVersionID !== pushed.id', 'status.templateVersionID === pushed.id', 'ID =='],
       [
@@ -28,7 +28,7 @@ export const GATE_MODULES: MutatedModule[] = [
   {
     name: 'verdict',
     tests: ['test/unit/verdict.test.ts'],
-    mutations: mutationsOf('src/verdict.ts', [
+    mutations: mutationsOf('src/verdict/verdict.ts', [
       [
         "typeof status.observedGeneration !== 'number' ||",
         "typeof status.observedGeneration !== 'number' &&",
@@ -52,7 +52,7 @@ export const GATE_MODULES: MutatedModule[] = [
   {
     name: 'promotion-guard',
     tests: ['test/unit/promotion-guard.test.ts'],
-    mutations: mutationsOf('src/promotion-guard.ts', [
+    mutations: mutationsOf('src/promotion/guard.ts', [
       [
         'if (active.id === ours.id) return',
         'if (active.id === ours.id && starting !== null) return',
@@ -84,7 +84,7 @@ export const GATE_MODULES: MutatedModule[] = [
   {
     name: 'promotion',
     tests: ['test/unit/promotion.test.ts'],
-    mutations: mutationsOf('src/promotion.ts', [
+    mutations: mutationsOf('src/promotion/answer.ts', [
       [
         "return reason === 'TooManyRequests' ? retry : reRead(true)",
         'return reason !== null ? retry : reRead(true)',
@@ -125,7 +125,7 @@ export const GATE_MODULES: MutatedModule[] = [
   {
     name: 'promote-step',
     tests: ['test/unit/promotion.test.ts'],
-    mutations: mutationsOf('src/promote-step.ts', [
+    mutations: mutationsOf('src/promotion/retry.ts', [
       [
         'if (attempt > 1) {\n        const before',
         'if (attempt < 1) {\n        const before',
@@ -146,7 +146,7 @@ export const GATE_MODULES: MutatedModule[] = [
   {
     name: 'version-identity',
     tests: ['test/unit/version-identity.test.ts', 'test/unit/inputs.test.ts'],
-    mutations: mutationsOf('src/version-identity.ts', [
+    mutations: mutationsOf('src/coder/version-identity.ts', [
       [
         'if (commitSha.length < MARKER_SHA_LENGTH) return false',
         'if (commitSha.length < MARKER_SHA_LENGTH) return true',
@@ -173,7 +173,7 @@ export const GATE_MODULES: MutatedModule[] = [
   {
     name: 'naming',
     tests: ['test/unit/naming.test.ts'],
-    mutations: mutationsOf('src/naming.ts', [
+    mutations: mutationsOf('src/settings/naming.ts', [
       [
         'if (name.length > CODER_NAME_MAX)',
         'if (name.length >= CODER_NAME_MAX)',
@@ -207,7 +207,7 @@ export const GATE_MODULES: MutatedModule[] = [
     name: 'input secrets',
     tests: ['test/unit/inputs.test.ts'],
     mutations: [
-      ...mutationsOf('src/input-rules.ts', [
+      ...mutationsOf('src/settings/rules.ts', [
         ['      options.hideValue ||\n', '', 'a URL with a password is shown'],
         [
           'message: `Input "${input}" line ${index + 1} is invalid: ${problem}.`',
@@ -232,7 +232,7 @@ export const GATE_MODULES: MutatedModule[] = [
           'gitops-token is not masked'
         ]
       ]),
-      ...mutationsOf('src/inputs.ts', [
+      ...mutationsOf('src/settings/parse.ts', [
         [
           "{ hideValue: problem.includes('credentials') }",
           '{ hideValue: false }',
@@ -244,7 +244,7 @@ export const GATE_MODULES: MutatedModule[] = [
   {
     name: 'wait-advice',
     tests: ['test/unit/wait-advice.test.ts'],
-    mutations: mutationsOf('src/steps/wait-advice.ts', [
+    mutations: mutationsOf('src/verdict/wait-advice.ts', [
       [
         "replace('{workspace}', () => where)",
         "replace('{workspace}', () => 'the test workspace')",

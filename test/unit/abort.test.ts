@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { raceAbort } from '../../src/abort.js'
+import { raceAbort } from '../../src/timing/abort.js'
 
 const never = new Promise<string>(() => {})
 

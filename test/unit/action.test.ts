@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from '@jest/globals'
 import YAML from 'yaml'
-import { INPUT_NAMES } from '../../src/inputs.js'
+import { INPUT_NAMES } from '../../src/settings/parse.js'
 import { outputsOf } from '../../src/report/outputs.js'
 import { emptyReport } from '../../src/report/report.js'
 

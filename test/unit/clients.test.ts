@@ -3,7 +3,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { KubeConfig } from '@kubernetes/client-node'
 import { createClients } from '../../src/clients.js'
-import { type InputName, parseInputs, type RunContext } from '../../src/inputs.js'
+import { type InputName, parseInputs, type RunContext } from '../../src/settings/parse.js'
 import { recordingLog } from '../coder/helpers.js'
 
 const CONTEXT: RunContext = {

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from '@jest/globals'
-import type { InputName } from '../../src/inputs.js'
+import type { InputName } from '../../src/settings/parse.js'
 import { validateInputs } from '../../src/steps/inputs.js'
 import { actionDefaults } from '../sandbox/action-runner.js'
 

@@ -8,9 +8,9 @@ import {
   type RunContext,
   type Settings,
   WAIT_ALLOWANCE_SECONDS
-} from '../../src/inputs.js'
+} from '../../src/settings/parse.js'
 import { validateInputs } from '../../src/steps/inputs.js'
-import { hasVersionMarker } from '../../src/version-identity.js'
+import { hasVersionMarker } from '../../src/coder/version-identity.js'
 
 type Inputs = Partial<Record<InputName, string>>
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { workspaceClause } from '../../src/report/left-behind.js'
 import { workspaceOf } from '../../src/steps/wait.js'
-import type { CoderTemplateTest } from '../../src/api.js'
+import type { CoderTemplateTest } from '../../src/kube/objects.js'
 
 const NAME = 'ktt-0960bc9a604447878009ec08ef05'
 

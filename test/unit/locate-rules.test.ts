@@ -1,15 +1,15 @@
-// The promote job's decisions about what the test job left (src/locate-rules.ts): this commit's
+// The promote job's decisions about what the test job left (src/verdict/locate-rules.ts): this commit's
 // version, and the manifest of exactly that version.
 import { describe, expect, it } from '@jest/globals'
-import type { CoderTemplateTest } from '../../src/api.js'
+import type { CoderTemplateTest } from '../../src/kube/objects.js'
 import type { CoderTemplateVersion } from '../../src/coder/types.js'
 import {
   expectedVersionProblem,
   manifestProblem,
   versionProblem,
   type WantedManifest
-} from '../../src/locate-rules.js'
-import { withVersionMarker } from '../../src/version-identity.js'
+} from '../../src/verdict/locate-rules.js'
+import { withVersionMarker } from '../../src/coder/version-identity.js'
 
 const SHA = '0123456789abcdef0123456789abcdef01234567'
 const RUN = 'https://github.com/acme/t/actions/runs/1'

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals'
 import YAML from 'yaml'
-import type { CoderTemplateTest } from '../../src/api.js'
-import { integrityProblems } from '../../src/integrity.js'
-import { versionNameProblem } from '../../src/naming.js'
+import type { CoderTemplateTest } from '../../src/kube/objects.js'
+import { integrityProblems } from '../../src/verdict/integrity.js'
+import { versionNameProblem } from '../../src/settings/naming.js'
 import { describeWithGo } from '../go/engines.js'
 import {
   buildTestManifest,
@@ -12,7 +12,7 @@ import {
   renderManifest,
   sameTest,
   specDifferences
-} from '../../src/manifest.js'
+} from '../../src/verdict/manifest.js'
 
 const PARAMS: ManifestParams = {
   testName: 'docker-v2-0-rc1',

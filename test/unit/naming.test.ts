@@ -8,7 +8,7 @@ import {
   stableHash,
   testNameFor,
   versionNameProblem
-} from '../../src/naming.js'
+} from '../../src/settings/naming.js'
 
 const SHA = '0123456789abcdef0123456789abcdef01234567'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import { guardPromotion, type VersionFacts } from '../../src/promotion-guard.js'
+import { guardPromotion, type VersionFacts } from '../../src/promotion/guard.js'
 
 const v = (id: string, createdAt: string): VersionFacts => ({ id, name: `name-${id}`, createdAt })
 const ours = v('ours', '2026-12-02T10:00:00.000Z')

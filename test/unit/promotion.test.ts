@@ -1,19 +1,19 @@
 import { describe, expect, it } from '@jest/globals'
-import type { KubeStatus } from '../../src/api.js'
+import type { KubeStatus } from '../../src/kube/objects.js'
 import {
   decideAfterReread,
   decideAnswer,
   type NextStep,
   type PromoteAnswer,
   retryDelayMs
-} from '../../src/promotion.js'
+} from '../../src/promotion/answer.js'
 import {
   PromotionCancelledError,
   PromotionFailedError,
   PromotionRefusedError,
   runPromotion
-} from '../../src/promote-step.js'
-import type { VersionFacts } from '../../src/promotion-guard.js'
+} from '../../src/promotion/retry.js'
+import type { VersionFacts } from '../../src/promotion/guard.js'
 import { FakeClock } from '../timing/fake-clock.js'
 
 const OURS = '11111111-1111-4111-8111-111111111111'

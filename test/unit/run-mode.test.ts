@@ -1,7 +1,7 @@
 // The mode rules (interface.md, `mode` and `expected-active-version-id`) through parseInputs, as
 // the action reads them: which job a run is, and the promote setting that goes with it.
 import { describe, expect, it } from '@jest/globals'
-import { type InputName, parseInputs, type RunContext } from '../../src/inputs.js'
+import { type InputName, parseInputs, type RunContext } from '../../src/settings/parse.js'
 
 type Inputs = Partial<Record<InputName, string>>
 

@@ -1,6 +1,6 @@
 // keep-versions and archive-failed as inputs (interface.md): defaults, bounds, and the errors.
 import { describe, it, expect } from '@jest/globals'
-import { type InputName, parseInputs, type RunContext } from '../../src/inputs.js'
+import { type InputName, parseInputs, type RunContext } from '../../src/settings/parse.js'
 
 const CONTEXT: RunContext = {
   eventName: 'push',

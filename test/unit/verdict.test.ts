@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
-import type { CoderTemplateTest } from '../../src/api.js'
-import { verdictOf } from '../../src/verdict.js'
+import type { CoderTemplateTest } from '../../src/kube/objects.js'
+import { verdictOf } from '../../src/verdict/verdict.js'
 
 const ready = (status: string) => ({ type: 'Ready', status })
 

@@ -6,7 +6,7 @@ import {
   carriesGateMarker,
   hasVersionMarker,
   withVersionMarker
-} from '../../src/version-identity.js'
+} from '../../src/coder/version-identity.js'
 
 const SHA = '0123456789abcdef0123456789abcdef01234567'
 const SHA12 = '0123456789ab'

@@ -4,8 +4,8 @@ import {
   chooseVersionsToArchive,
   type ListedVersion,
   type TidyChoiceInput
-} from '../../src/version-tidy.js'
-import { withVersionMarker } from '../../src/version-identity.js'
+} from '../../src/coder/version-tidy.js'
+import { withVersionMarker } from '../../src/coder/version-identity.js'
 
 const gate = (id: string, minute: number, extra: Partial<ListedVersion> = {}): ListedVersion => ({
   id,

@@ -1,7 +1,7 @@
 // The advice for each reason of coder-k8s-api.md §1.6: every failure reason, every wait reason
 // that can hold a test up, the progress reasons (no advice: the test was moving), unknown reasons.
 import { describe, expect, it } from '@jest/globals'
-import { adviceForFailure, adviceForWait } from '../../src/steps/wait-advice.js'
+import { adviceForFailure, adviceForWait } from '../../src/verdict/wait-advice.js'
 
 const WORKSPACE = 'docker-v2-abc123'
 

@@ -5,7 +5,7 @@
 import { GITOPS_REPO, OWNER, startWorld, type World } from '../world.js'
 import type { ActionRun } from '../action-runner.js'
 import type { SecondaryLimits } from '../github/index.js'
-import { testNameFor } from '../../../src/naming.js'
+import { testNameFor } from '../../../src/settings/naming.js'
 
 export type MatrixMode = 'commit' | 'pull-request'
 

@@ -1,6 +1,6 @@
 // Requests per minute of the real bundle's quiet wait (the test never gets a final status).
 import type { RecordedRequest } from '../contracts.js'
-import { testNameFor } from '../../../src/naming.js'
+import { testNameFor } from '../../../src/settings/naming.js'
 import { QUIET_WAIT_SECONDS, TEMPLATE } from './config.js'
 import { fail, withWorld } from './runs.js'
 

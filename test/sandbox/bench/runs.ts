@@ -3,12 +3,12 @@
 import { NAMESPACE, OWNER, startWorld, type World } from '../world.js'
 import type { FinalStatusInfo } from '../kube/controller.js'
 import type { RecordedRequest } from '../contracts.js'
-import type { CoderTemplateTest } from '../../../src/api.js'
+import type { CoderTemplateTest } from '../../../src/kube/objects.js'
 import { loadKubeConfig } from '../../../src/kube/config.js'
-import { postPromotion } from '../../../src/kube/promote.js'
+import { postPromotion } from '../../../src/kube/promote-request.js'
 import { kubeRequest } from '../../../src/kube/request.js'
-import { buildTestManifest } from '../../../src/manifest.js'
-import { testNameFor } from '../../../src/naming.js'
+import { buildTestManifest } from '../../../src/verdict/manifest.js'
+import { testNameFor } from '../../../src/settings/naming.js'
 import { POLL_INTERVAL_MS, TEMPLATE } from './config.js'
 
 export async function withWorld<T>(

@@ -1,7 +1,7 @@
 // The objects of the aggregated API: CoderTemplate and CoderTemplateVersion as the sandbox serves
 // them from CoderBackend (coder-k8s-api.md §2.2, §2.3).
 import { createHash } from 'node:crypto'
-import { AGGREGATION_API_VERSION, AGGREGATION_GROUP } from '../../../src/api.js'
+import { AGGREGATION_API_VERSION, AGGREGATION_GROUP } from '../../../src/kube/objects.js'
 import type { SandboxTemplate, SandboxVersion } from '../contracts.js'
 import { rfc3339 } from './store.js'
 

@@ -1,6 +1,6 @@
 // Lists of codertemplateversions (coder-k8s-api.md §2.3): always complete and current, selected
 // by the template (and organization) labels.
-import { AGGREGATION_API_VERSION } from '../../../src/api.js'
+import { AGGREGATION_API_VERSION } from '../../../src/kube/objects.js'
 import type { CoderBackend } from '../contracts.js'
 import type { Answer } from './aggregated.js'
 import { ORG_LABEL, TEMPLATE_LABEL, versionObject } from './aggregated-objects.js'

@@ -2,7 +2,7 @@
 // the template and version through Coder, the running steps, then the final status.
 // Lifecycle: coder-k8s-api.md §1.4 (phases), §1.5 (conditions), §1.6 (reasons), §1.7, §1.8, §1.9.
 import { randomUUID } from 'node:crypto'
-import type { CoderTemplateTest, CoderTemplateTestStatus } from '../../../src/api.js'
+import type { CoderTemplateTest, CoderTemplateTestStatus } from '../../../src/kube/objects.js'
 import type { CoderBackend } from '../contracts.js'
 import {
   CLEANUP_PENDING,

@@ -4,7 +4,11 @@
 // (observedGeneration), §1.8 (Succeeded only after the workspace delete), §1.9 (names, deadline).
 // Coder is reached only through CoderBackend. Workspaces are simulated by step delays.
 import { randomUUID } from 'node:crypto'
-import type { CoderTemplateTest, CoderTemplateTestStatus, Condition } from '../../../src/api.js'
+import type {
+  CoderTemplateTest,
+  CoderTemplateTestStatus,
+  Condition
+} from '../../../src/kube/objects.js'
 import type { CoderBackend } from '../contracts.js'
 import { TestRun } from './controller-run.js'
 import type { RunHost } from './controller-run.js'

@@ -10,7 +10,7 @@ import {
   TEST_KIND,
   TEST_PLURAL,
   TEST_VERSION
-} from '../../../src/api.js'
+} from '../../../src/kube/objects.js'
 import type { RouteTable } from './routes.js'
 import { nsOf } from './routes.js'
 

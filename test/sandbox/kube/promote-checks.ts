@@ -1,6 +1,10 @@
 // The checks and answers of a promote request that need no Coder state (coder-k8s-api.md §2.4:
 // processing order, results, error messages, time budgets).
-import { AGGREGATION_API_VERSION, AGGREGATION_GROUP, PROMOTION_KIND } from '../../../src/api.js'
+import {
+  AGGREGATION_API_VERSION,
+  AGGREGATION_GROUP,
+  PROMOTION_KIND
+} from '../../../src/kube/objects.js'
 import type { SandboxTemplate, SandboxVersion } from '../contracts.js'
 import type { Answer } from './aggregated.js'
 import type { PromoteTiming } from './promote-faults.js'

@@ -1,6 +1,6 @@
 // The rules of the mode input (interface.md, `mode` and `expected-active-version-id`): which job
 // this run is, and the promote setting that goes with it. Pure.
-import type { InputReader } from './input-rules.js'
+import type { InputReader } from './rules.js'
 import type { InputName, PromoteMode, RunMode } from './settings.js'
 
 // Coder IDs are UUIDs (coder-api-subset.json, format uuid).

@@ -1,7 +1,7 @@
 // The action's inputs (names fixed by shared/design/interface.md) and the typed Settings that
-// src/inputs.ts parses them into. Steps take the part of Settings they need.
-import type { NameValue } from './api.js'
-import type { InputError as GenericInputError } from './input-rules.js'
+// src/settings/parse.ts parses them into. Steps take the part of Settings they need.
+import type { NameValue } from '../kube/objects.js'
+import type { InputError as GenericInputError } from './rules.js'
 import type { RevisionContext, VersionSource } from './naming.js'
 
 export const INPUT_NAMES = [
@@ -154,7 +154,7 @@ export interface Settings {
   gitops: GitOpsSettings
   tidy: TidySettings
   promote: PromoteMode
-  /** The mode input, '' resolved (src/run-mode.ts). */
+  /** The mode input, '' resolved (src/settings/run-mode.ts). */
   mode: RunMode
   /** mode: promote only: the guard's starting point; '' = the active version when the job starts. */
   expectedActiveVersionId: string

@@ -1,9 +1,9 @@
 // The promote job's decisions about what the test job left (interface.md, `mode: promote`): the
 // version must be this commit's, and the manifest on gitops-branch must be the test of that
 // version. Each problem names what was found. Pure.
-import type { CoderTemplateTest } from './api.js'
-import type { CoderTemplateVersion } from './coder/types.js'
-import { hasVersionMarker } from './version-identity.js'
+import type { CoderTemplateTest } from '../kube/objects.js'
+import type { CoderTemplateVersion } from '../coder/types.js'
+import { hasVersionMarker } from '../coder/version-identity.js'
 
 const SHOWN_MESSAGE_LIMIT = 200
 

@@ -3,12 +3,7 @@
 // and the promotion guard again before every re-send (interface.md, "Promotion guard"): another
 // writer may activate a version during the pause, and the gate never overwrites it.
 // The I/O is injected so that the loop runs unchanged against any API server.
-import {
-  type GuardDecision,
-  type GuardInput,
-  guardPromotion,
-  type VersionFacts
-} from './promotion-guard.js'
+import { type GuardDecision, type GuardInput, guardPromotion, type VersionFacts } from './guard.js'
 import {
   decideAfterReread,
   decideAnswer,
@@ -18,8 +13,8 @@ import {
   type PromoteAnswer,
   type PromoteRequestMode,
   retryDelayMs
-} from './promotion.js'
-import { type Sleep, sleep as systemSleep } from './timing/sleep.js'
+} from './answer.js'
+import { type Sleep, sleep as systemSleep } from '../timing/sleep.js'
 
 export interface PromoteStepInput {
   namespace: string

@@ -2,9 +2,9 @@
 // 409 or 503 answer. Facts: coder-k8s-api.md §2.4 (request, answers, time budgets, retry rules),
 // §2.2 (CoderTemplate status.activeVersionID), §2.3 (versions list labels, status.active / status.id).
 import type { KubeConfig } from '@kubernetes/client-node'
-import { AGGREGATION_API_VERSION, PROMOTION_KIND } from '../api.js'
-import type { CoderTemplateVersionPromotion, KubeStatus } from '../api.js'
-import type { PromoteAnswer } from '../promotion.js'
+import { AGGREGATION_API_VERSION, PROMOTION_KIND } from './objects.js'
+import type { CoderTemplateVersionPromotion, KubeStatus } from './objects.js'
+import type { PromoteAnswer } from '../promotion/answer.js'
 import {
   KubeAbortError,
   KubeTimeoutError,

@@ -2,7 +2,7 @@
 // runs. Pure: the caller passes the raw values, the run context and the file reads, so every rule
 // has a table test. The input names and defaults are fixed by shared/design/interface.md.
 import path from 'node:path'
-import type { NameValue } from './api.js'
+import type { NameValue } from '../kube/objects.js'
 import {
   InputReader,
   isGitBranchName,
@@ -10,7 +10,7 @@ import {
   normaliseRelativePath,
   parseVariablesYaml,
   urlProblem
-} from './input-rules.js'
+} from './rules.js'
 import {
   coderNameProblem,
   deriveVersion,
@@ -44,8 +44,8 @@ import {
   WAIT_ALLOWANCE_SECONDS
 } from './settings.js'
 import { parseRunMode } from './run-mode.js'
-import { withVersionMarker } from './version-identity.js'
-import { defaultSubject, revisionOf, runUrlOf } from './context.js'
+import { withVersionMarker } from '../coder/version-identity.js'
+import { defaultSubject, revisionOf, runUrlOf } from './run-context.js'
 
 export * from './settings.js'
 

@@ -3,7 +3,7 @@
 // the gate passes only where both tools say Healthy/Current and fails only where both say
 // Degraded/Failed (test/gitops checks this over one fixture table).
 // Facts: shared/reference/coder-k8s-api.md §1.4 (phases), §1.7 (observedGeneration), §1.8 (Succeeded).
-import type { CoderTemplateTest, Condition } from './api.js'
+import type { CoderTemplateTest, Condition } from '../kube/objects.js'
 
 export type WaitingWhy =
   | 'no-status' // the controller has not written a status yet (§1.7: the first reconcile writes none)

@@ -8,7 +8,7 @@ import {
   type NameValue,
   TEST_API_VERSION,
   TEST_KIND
-} from './api.js'
+} from '../kube/objects.js'
 
 /** §1.2: the API server writes this default, so a stored object always has timeoutSeconds. */
 export const DEFAULT_TIMEOUT_SECONDS = 900

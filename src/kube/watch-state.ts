@@ -146,7 +146,11 @@ function react(state: WatchState, event: WatchEvent, at: number, rules: WatchRul
       // Resume where the stream ended; only without any resourceVersion is a read needed.
       return afterEnd(state, at, rules, state.resourceVersion === undefined ? 'get' : 'watch')
     case 'tick':
-      return state.doing === 'back-off' ? go(state, state.then, at) : keepWatching(state)
+      if (state.doing === 'back-off') return go(state, state.then, at)
+      // A read cut at the deadline by its timer, which may fire a moment before the clock says so:
+      // back off (the pause is cut at the deadline too), never a watch step outside a watch.
+      if (state.doing === 'get' || state.doing === 'list') return backOff(state, state.doing, rules)
+      return keepWatching(state)
   }
 }
 

@@ -112,6 +112,14 @@ describe('watch-state: the first read', () => {
       testObject('29')
     ],
     ['a failed GET backs off', [[10, readFailed]], { do: 'back-off', ms: 100 }, undefined],
+    // Its timer cut the read a moment before the deadline: a pause, never a watch step (was an
+    // internal error "keep-watching outside a watch").
+    [
+      'a GET cut by its timer before the deadline backs off',
+      [[10, tick]],
+      { do: 'back-off', ms: 100 },
+      undefined
+    ],
     [
       'then reads again',
       [

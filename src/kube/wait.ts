@@ -8,6 +8,7 @@ import { TEST_API_VERSION, TEST_PLURAL } from './objects.js'
 import type { CoderTemplateTest } from './objects.js'
 import { withJitter } from '../timing/backoff.js'
 import { sleep } from '../timing/sleep.js'
+import { systemClock } from '../timing/clock.js'
 import { KubeAbortError, kubeRequest, statusMessage } from './request.js'
 import { deadlineOf, startWaiting } from './watch-state.js'
 import type { WatchEvent, WatchState } from './watch-state.js'
@@ -186,7 +187,8 @@ async function read(
   eventOf: (answer: ReadAnswer) => WatchEvent
 ): Promise<WatchEvent> {
   const untilDeadline = Math.max(0, deadlineOf(state, w.rules) - w.now())
-  const deadline = request.bounded ? AbortSignal.timeout(untilDeadline) : undefined
+  const timer = w.options.timeout ?? systemClock.timeout
+  const deadline = request.bounded ? timer(untilDeadline) : undefined
   let answer: ReadAnswer
   try {
     const response = await kubeRequest(w.options.kc, {

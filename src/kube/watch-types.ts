@@ -44,6 +44,8 @@ export interface WaitOptions {
   now?: () => number
   /** The pause of a backoff; tests inject a fake clock's. Default the toolkit's (src/timing). */
   sleep?: Sleep
+  /** The deadline timer of a bounded read, on the same clock as `now`. Default AbortSignal.timeout. */
+  timeout?: (ms: number) => AbortSignal
   /** Server-side timeoutSeconds of each watch; default 300. */
   watchTimeoutSeconds?: number
   backoff?: Partial<WaitBackoff>

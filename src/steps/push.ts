@@ -6,9 +6,8 @@ import { type PushOutcome, pushTemplateVersion } from '../coder/push.js'
 import { listTemplateVersions, VERSION_PAGE_SIZE } from '../coder/versions.js'
 import type { CoderSettings } from '../settings/settings.js'
 import { hasVersionMarker } from '../coder/version-identity.js'
-import { sleep } from '../timing/sleep.js'
 import type { Preflight } from './preflight.js'
-import { failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
+import { clockOf, failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
 
 /** `coder templates push` has no timeout of its own (coder-cli.md §5): ours. */
 export const PUSH_TIMEOUT_MS = 20 * 60 * 1000
@@ -74,7 +73,7 @@ export async function pushVersion(
         existing.message === settings.message ||
         (settings.commitSha !== '' && hasVersionMarker(existing.message, settings.commitSha)),
       timeoutMs: PUSH_TIMEOUT_MS,
-      clock: { now: () => context.now(), sleep: context.sleep ?? sleep },
+      clock: clockOf(context),
       signal: context.signal,
       log: context.log
     })

@@ -2,7 +2,7 @@
 // a typed result that is either a value or a failure with the message a user reads and the advice
 // that goes with it, and a small context: the run's cancel signal, a logger and a clock. A step knows
 // nothing of the report or of @actions/core; it is safe to run twice with the same input.
-import type { Clock } from '../timing/clock.js'
+import { type Clock, systemClock } from '../timing/clock.js'
 import { type Sleep, sleep } from '../timing/sleep.js'
 import type { FailureKind } from './failure-kinds.js'
 
@@ -40,11 +40,17 @@ export interface StepContext {
   now(): number
   /** The run's pause (src/timing/sleep.ts) when it is not the real one: tests give a fake clock's. */
   sleep?: Sleep
+  /** The run's deadline timer when it is not the real one (a fake clock's, as `sleep`). */
+  timeout?: (ms: number) => AbortSignal
 }
 
-/** The context's time and pause as one Clock, for the adapters' `clock` option. */
+/** The context's time, pause and timer as one Clock, for the adapters' `clock` option. */
 export function clockOf(context: StepContext): Clock {
-  return { now: () => context.now(), sleep: context.sleep ?? sleep }
+  return {
+    now: () => context.now(),
+    sleep: context.sleep ?? sleep,
+    timeout: context.timeout ?? systemClock.timeout
+  }
 }
 
 /**

@@ -14,6 +14,7 @@ import type { Committed } from './commit.js'
 import type { Pushed } from './push.js'
 import {
   cancelled,
+  clockOf,
   failed,
   messageOf,
   type StepContext,
@@ -91,7 +92,7 @@ export async function waitForVerdict(
       signal: context.signal,
       syncDeadline: input.syncFrom + settings.syncTimeoutSeconds * 1000,
       waitTimeoutMs: settings.waitTimeoutSeconds * 1000,
-      now: () => context.now(),
+      ...clockOf(context),
       // A spec that differs will never prove our version: stop waiting at once.
       isFinal: (seen) =>
         verdictOf(seen).state !== 'waiting' ||

@@ -6,6 +6,12 @@ export interface Clock {
   /** Milliseconds since the epoch, as Date.now(). */
   now(): number
   sleep: Sleep
+  /** A signal that aborts `ms` from now on this clock: the deadline of one bounded read. */
+  timeout(ms: number): AbortSignal
 }
 
-export const systemClock: Clock = { now: () => Date.now(), sleep }
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep,
+  timeout: (ms) => AbortSignal.timeout(Math.max(0, ms))
+}

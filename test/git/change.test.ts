@@ -22,6 +22,7 @@ import {
 import { DOCS, HttpFailure } from '../sandbox/github/errors.js'
 import { startGitHubSandbox, type GitHubSandbox } from '../sandbox/github/index.js'
 import { sleep } from '../../src/timing/sleep.js'
+import { systemClock } from '../../src/timing/clock.js'
 import { FakeClock } from '../timing/fake-clock.js'
 
 const OWNER = 'acme'
@@ -421,7 +422,7 @@ describe('commitChange', () => {
     const repo = newRepo()
     const writers = Array.from({ length: 12 }, (_, i) => `${DIR}/docker-w${i}.yaml`)
     // Real pauses, shortened 20 times, so that the writers interleave without a real backoff.
-    const clock = { now: () => Date.now(), sleep: (ms: number) => sleep(ms / 20) }
+    const clock = { ...systemClock, sleep: (ms: number) => sleep(ms / 20) }
     const outcomes = await Promise.all(
       writers.map((path) =>
         commitChange({

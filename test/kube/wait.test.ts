@@ -63,6 +63,13 @@ function run(w: TestWorld, overrides: Partial<WaitOptions> = {}): Run {
   return { promise, observed, stats, controller }
 }
 
+/** The wait's time, pauses and read deadlines, all on one fake clock. */
+const clockOptions = (clock: FakeClock): Partial<WaitOptions> => ({
+  now: clock.now,
+  sleep: clock.sleep,
+  timeout: clock.timeout
+})
+
 const latestWatch = (w: TestWorld): WatchStream => {
   const last = w.watches[w.watches.length - 1]
   if (!last) throw new Error('no watch yet')
@@ -102,7 +109,7 @@ describe('waitForTest', () => {
     world.failGet = () => ({ status: 500, reason: 'InternalError', message: 'down' })
     // The backoff on a fake clock: the deadline passes with no real wait.
     const clock = new FakeClock(1_000_000)
-    const r = run(world, { now: clock.now, sleep: clock.sleep, syncDeadline: clock.now() + 300 })
+    const r = run(world, { ...clockOptions(clock), syncDeadline: clock.now() + 300 })
     await expect(r.promise).rejects.toMatchObject({ kind: 'sync' })
     // A read before each pause; the last pause ends at the deadline.
     expect(world.gets().length).toBe(clock.slept.length)
@@ -270,7 +277,7 @@ describe('waitForTest', () => {
     }
     world.write(succeededStatus())
     const clock = new FakeClock(1_000_000)
-    const r = run(world, { now: clock.now, sleep: clock.sleep, syncDeadline: clock.now() + 5000 })
+    const r = run(world, { ...clockOptions(clock), syncDeadline: clock.now() + 5000 })
     await r.promise
     expect(r.stats.errors).toBe(3)
     expect(world.gets()).toHaveLength(4)

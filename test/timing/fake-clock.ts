@@ -20,10 +20,29 @@ export class FakeClock implements Clock {
     this.onSleep?.(ms)
     signal?.throwIfAborted()
     this.time += Math.max(0, ms)
+    this.fireDue()
     await Promise.resolve() // still a real await: code after the pause runs later, as with a timer
+  }
+
+  /** Aborts when this clock's time reaches now + ms: never during a real request unless advanced. */
+  timeout = (ms: number): AbortSignal => {
+    const controller = new AbortController()
+    this.timers.push({ at: this.time + Math.max(0, ms), controller })
+    this.fireDue()
+    return controller.signal
   }
 
   advance(ms: number): void {
     this.time += ms
+    this.fireDue()
+  }
+
+  private readonly timers: { at: number; controller: AbortController }[] = []
+
+  private fireDue(): void {
+    for (const timer of this.timers.filter((t) => t.at <= this.time)) {
+      timer.controller.abort(new DOMException('The operation timed out.', 'TimeoutError'))
+      this.timers.splice(this.timers.indexOf(timer), 1)
+    }
   }
 }

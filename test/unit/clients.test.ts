@@ -3,38 +3,18 @@
 import { describe, expect, it } from '@jest/globals'
 import { KubeConfig } from '@kubernetes/client-node'
 import { createClients } from '../../src/clients.js'
-import { type InputName, parseInputs, type RunContext } from '../../src/settings/parse.js'
 import { recordingLog } from '../coder/helpers.js'
-
-const CONTEXT: RunContext = {
-  eventName: 'push',
-  ref: 'refs/tags/v1.2.3',
-  sha: '0123456789abcdef0123456789abcdef01234567',
-  serverUrl: 'https://github.com',
-  repository: 'acme/templates',
-  runId: '77',
-  runAttempt: '1',
-  workspace: '/work/repo',
-  subject: 'Add Go to the docker template'
-}
+import { parseWith, RUN_CONTEXT } from './settings-fixture.js'
 
 function clientsFor(coderUrl: string): string[] {
-  const inputs: Partial<Record<InputName, string>> = {
-    'coder-url': coderUrl,
-    'coder-token': 'coder-secret-token',
-    template: 'docker',
-    namespace: 'coder-tests',
-    'gitops-repository': 'acme/gitops',
-    'gitops-token': 'ghs_secret'
-  }
-  const parsed = parseInputs((name) => inputs[name] ?? '', CONTEXT, {
+  const parsed = parseWith({ 'coder-url': coderUrl }, RUN_CONTEXT, {
     isDirectory: (path) => path.startsWith('/work/repo'),
     readText: () => null
   })
   if (!parsed.ok) throw new Error(JSON.stringify(parsed.errors))
   const recorded = recordingLog()
   createClients(
-    { settings: parsed.settings, kc: new KubeConfig(), context: CONTEXT, apiUrl: '' },
+    { settings: parsed.settings, kc: new KubeConfig(), context: RUN_CONTEXT, apiUrl: '' },
     new AbortController().signal,
     recorded.log
   )

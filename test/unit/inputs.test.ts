@@ -2,39 +2,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from '@jest/globals'
-import {
-  type InputName,
-  parseInputs,
-  type RunContext,
-  type Settings,
-  WAIT_ALLOWANCE_SECONDS
-} from '../../src/settings/parse.js'
+import { type InputName, type Settings, WAIT_ALLOWANCE_SECONDS } from '../../src/settings/parse.js'
 import { validateInputs } from '../../src/steps/inputs.js'
 import { hasVersionMarker } from '../../src/coder/version-identity.js'
+import { type Inputs, parseWith, refusalsIn, RUN_CONTEXT as CONTEXT } from './settings-fixture.js'
 
-type Inputs = Partial<Record<InputName, string>>
-
-const CONTEXT: RunContext = {
-  eventName: 'push',
-  ref: 'refs/tags/v1.2.3',
-  sha: '0123456789abcdef0123456789abcdef01234567',
-  serverUrl: 'https://github.com',
-  repository: 'acme/templates',
-  runId: '77',
-  runAttempt: '1',
-  workspace: '/work/repo',
-  subject: 'Add Go to the docker template'
-}
 const MARKER = '(commit 0123456789ab, https://github.com/acme/templates/actions/runs/77)'
-
-const VALID: Inputs = {
-  'coder-url': 'https://coder.example.com/',
-  'coder-token': 'coder-secret-token',
-  template: 'docker',
-  namespace: 'coder-tests',
-  'gitops-repository': 'acme/gitops',
-  'gitops-token': 'ghs_secret'
-}
 
 /** A value that must never show in an error: it stands for a secret in a variables file. */
 const FILE_SECRET = 'Wd3Hs8Kp1Qm6'
@@ -124,8 +97,7 @@ const BROKEN_INPUTS = Object.keys(EVERY_RULE_BROKEN)
   .sort()
 
 function parse(overrides: Inputs = {}, context = CONTEXT, reads: string[] = []) {
-  const inputs = { ...VALID, ...overrides }
-  return parseInputs((name) => inputs[name] ?? '', context, {
+  return parseWith(overrides, context, {
     isDirectory: (path) => path.startsWith('/work/repo'),
     readText: (path) => {
       reads.push(path)
@@ -147,11 +119,7 @@ function settingsOf(overrides: Inputs = {}): Settings {
 
 /** The errors of a parse that must fail on `input` alone. */
 function refusalsOf(input: InputName, overrides: Inputs): string[] {
-  const result = parse(overrides)
-  expect(result.ok).toBe(false)
-  if (result.ok) return []
-  expect(result.errors.map((e) => e.input)).toEqual([input])
-  return result.errors.map((e) => e.message)
+  return refusalsIn(input, parse(overrides))
 }
 
 describe('parseInputs', () => {

@@ -1,38 +1,10 @@
 // The mode rules (interface.md, `mode` and `expected-active-version-id`) through parseInputs, as
 // the action reads them: which job a run is, and the promote setting that goes with it.
 import { describe, expect, it } from '@jest/globals'
-import { type InputName, parseInputs, type RunContext } from '../../src/settings/parse.js'
+import type { InputName } from '../../src/settings/parse.js'
+import { type Inputs, parseWith as parse } from './settings-fixture.js'
 
-type Inputs = Partial<Record<InputName, string>>
-
-const CONTEXT: RunContext = {
-  eventName: 'push',
-  ref: 'refs/tags/v1.2.3',
-  sha: '0123456789abcdef0123456789abcdef01234567',
-  serverUrl: 'https://github.com',
-  repository: 'acme/templates',
-  runId: '77',
-  runAttempt: '1',
-  workspace: '/work/repo',
-  subject: 'Add Go'
-}
-const VALID: Inputs = {
-  'coder-url': 'https://coder.example.com',
-  'coder-token': 'coder-secret-token',
-  template: 'docker',
-  namespace: 'coder-tests',
-  'gitops-repository': 'acme/gitops',
-  'gitops-token': 'ghs_secret'
-}
 const ID = '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b'
-
-function parse(overrides: Inputs) {
-  const inputs = { ...VALID, ...overrides }
-  return parseInputs((name) => inputs[name] ?? '', CONTEXT, {
-    isDirectory: () => true,
-    readText: () => null
-  })
-}
 
 describe('the mode input', () => {
   it.each<[Inputs, { mode: string; promote: string; expectedActiveVersionId: string }]>([

@@ -1,37 +1,10 @@
 // keep-versions and archive-failed as inputs (interface.md): defaults, bounds, and the errors.
 import { describe, it, expect } from '@jest/globals'
-import { type InputName, parseInputs, type RunContext } from '../../src/settings/parse.js'
-
-const CONTEXT: RunContext = {
-  eventName: 'push',
-  ref: 'refs/tags/v1.2.3',
-  sha: '0123456789abcdef0123456789abcdef01234567',
-  serverUrl: 'https://github.com',
-  repository: 'acme/templates',
-  runId: '77',
-  runAttempt: '1',
-  workspace: '/work/repo',
-  subject: 'Add Go'
-}
-const VALID: Partial<Record<InputName, string>> = {
-  'coder-url': 'https://coder.example.com/',
-  'coder-token': 'coder-secret-token',
-  template: 'docker',
-  namespace: 'coder-tests',
-  'gitops-repository': 'acme/gitops',
-  'gitops-token': 'ghs_secret'
-}
-
-function parse(overrides: Partial<Record<InputName, string>>) {
-  const inputs = { ...VALID, ...overrides }
-  return parseInputs((name) => inputs[name] ?? '', CONTEXT, {
-    isDirectory: () => true,
-    readText: () => null
-  })
-}
+import type { InputName } from '../../src/settings/parse.js'
+import { type Inputs, parseWith as parse, refusalsIn } from './settings-fixture.js'
 
 describe('keep-versions and archive-failed', () => {
-  it.each<[Partial<Record<InputName, string>>, number, boolean]>([
+  it.each<[Inputs, number, boolean]>([
     [{}, 0, false],
     [{ 'keep-versions': '0' }, 0, false],
     [{ 'keep-versions': ' 3 ' }, 3, false],
@@ -51,10 +24,7 @@ describe('keep-versions and archive-failed', () => {
     ['archive-failed', 'yes', 'archive-failed'],
     ['archive-failed', 'True', 'archive-failed']
   ])('%s %j is refused', (input, value, message) => {
-    const result = parse({ [input]: value })
-    expect(result.ok).toBe(false)
-    const errors = result.ok ? [] : result.errors
-    expect(errors.map((e) => e.input)).toEqual([input])
-    expect(errors[0]?.message).toContain(message)
+    const [refusal] = refusalsIn(input, parse({ [input]: value }))
+    expect(refusal).toContain(message)
   })
 })

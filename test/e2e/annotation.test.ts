@@ -3,7 +3,7 @@
 // the `::error` line of the log.
 import { describe, expect, it } from '@jest/globals'
 import { GITOPS_REPO, OWNER } from '../sandbox/world.js'
-import { oneWorldPerTest } from './expect.js'
+import { oneWorldPerTest } from './world-per-test.js'
 import { errorAnnotations } from './runner-log.js'
 
 const newWorld = oneWorldPerTest()
@@ -29,8 +29,7 @@ describe('the error annotation, end to end', () => {
   })
 
   it('names the integrity differences', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     const other = w.coder.backend.findTemplate(OWNER, 'docker')!.activeVersionId
     w.kube.controller!.script('docker-v1-0-0', { overrideVersionID: other })
     const run = await w.run()

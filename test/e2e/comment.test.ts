@@ -4,7 +4,8 @@
 // comment never becomes markup, a mention or a link.
 import { describe, expect, it } from '@jest/globals'
 import { OWNER, TEMPLATES_REPO, type World } from '../sandbox/world.js'
-import { expectNoSecrets, oneWorldPerTest } from './expect.js'
+import { expectNoSecrets } from './expect.js'
+import { oneWorldPerTest } from './world-per-test.js'
 
 const MARKER = /^<!-- coder-template-gate:result:docker-pr-\d+-[0-9a-f]{7} -->\n/
 const COMMENT_ON_PR = { 'comment-on-pr': 'true', promote: 'false' }

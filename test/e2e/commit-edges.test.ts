@@ -1,37 +1,19 @@
 // End to end, the commit at its edges: keep-tests decides again at the head it commits onto, so a
 // file someone else put at a pruned path during the commit is kept and said, never removed.
 import { describe, expect, it } from '@jest/globals'
-import { buildTestManifest, renderManifest } from '../../src/verdict/manifest.js'
-import { GITOPS_PATH, GITOPS_REPO, NAMESPACE, OWNER, type World } from '../sandbox/world.js'
-import { expectNoSecrets, oneWorldPerTest } from './expect.js'
+import { GITOPS_REPO, OWNER } from '../sandbox/world.js'
+import { expectNoSecrets } from './expect.js'
+import { oneWorldPerTest } from './world-per-test.js'
+import { manifestPathOf, seedOlderVersions } from './older-versions.js'
 
 const startOneWorld = oneWorldPerTest()
-
-const pathOf = (name: string) => `${GITOPS_PATH}/docker-${name.replace(/\./g, '-')}.yaml`
-
-function seedOlder(w: World, names: string[]): void {
-  for (const name of names) {
-    w.coder.seedVersion({ template: 'docker', name })
-    const manifest = buildTestManifest({
-      testName: `docker-${name.replace(/\./g, '-')}`,
-      namespace: NAMESPACE,
-      controlPlane: 'coder',
-      organization: OWNER,
-      template: 'docker',
-      version: name,
-      parameters: [],
-      timeoutSeconds: 900
-    })
-    w.github.writeFile(OWNER, GITOPS_REPO, 'main', pathOf(name), renderManifest(manifest))
-  }
-}
 
 describe('the commit at its edges, end to end', () => {
   it('a file replaced at a pruned path during the commit is kept, left out of pruned-manifests and said', async () => {
     const w = await startOneWorld()
     w.coder.seedTemplate({ name: 'docker', versionName: 'v0.1.0' })
-    seedOlder(w, ['v0.2.0', 'v0.3.0', 'v0.4.0'])
-    const replaced = pathOf('v0.2.0')
+    seedOlderVersions(w, ['v0.2.0', 'v0.3.0', 'v0.4.0'])
+    const replaced = manifestPathOf('v0.2.0')
     const theirs = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: not-the-gates\n'
     // Another writer replaces a file keep-tests chose, just before the gate's first ref update.
     let raced = false
@@ -45,9 +27,9 @@ describe('the commit at its edges, end to end', () => {
     expect(raced).toBe(true)
     expect(run.exitCode).toBe(0)
     // v0.2.0 and v0.3.0 were chosen; only the one still the gate's blob went.
-    expect(run.outputs['pruned-manifests']).toBe(pathOf('v0.3.0'))
+    expect(run.outputs['pruned-manifests']).toBe(manifestPathOf('v0.3.0'))
     expect(w.github.readFile(OWNER, GITOPS_REPO, 'main', replaced)).toBe(theirs)
-    expect(w.github.readFile(OWNER, GITOPS_REPO, 'main', pathOf('v0.3.0'))).toBeNull()
+    expect(w.github.readFile(OWNER, GITOPS_REPO, 'main', manifestPathOf('v0.3.0'))).toBeNull()
     expect(run.stdout).toContain(
       `${replaced} was not removed: another file was put at that path after keep-tests chose it`
     )

@@ -1,33 +1,7 @@
 // What every end-to-end file asserts the same way.
-import { existsSync } from 'node:fs'
-import { afterEach, expect } from '@jest/globals'
-import YAML from 'yaml'
-import { type ActionRun, BUNDLE } from '../sandbox/action-runner.js'
-import {
-  GITOPS_PATH,
-  GITOPS_REPO,
-  OWNER,
-  startWorld,
-  type World,
-  type WorldOptions
-} from '../sandbox/world.js'
-
-/**
- * For a test file: the bundle must exist, and the world a test starts is closed after it. Returns
- * the function that starts that world.
- */
-export function oneWorldPerTest(): (options?: WorldOptions) => Promise<World> {
-  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run package`)
-  let world: World | null = null
-  afterEach(async () => {
-    await world?.close()
-    world = null
-  })
-  return async (options = {}) => {
-    world = await startWorld(options)
-    return world
-  }
-}
+import { expect } from '@jest/globals'
+import type { ActionRun } from '../sandbox/action-runner.js'
+import { GITOPS_PATH, GITOPS_REPO, OWNER, type World } from '../sandbox/world.js'
 
 /** The runner consumes `::add-mask::` commands and never shows them; everything else counts. */
 export function expectNoSecrets(w: World, run: ActionRun, requireMasks = true): void {
@@ -42,20 +16,20 @@ export function expectNoSecrets(w: World, run: ActionRun, requireMasks = true): 
   }
 }
 
-export function promoteRequests(w: World): number {
-  return w.kube.requests.filter((r) => r.method === 'POST' && r.path.includes('/promote')).length
+/** The outputs naming version v1.0.0 of docker, its test, and the head commit of the GitOps branch. */
+export function testedVersionOutputs(w: World, versionId: string): Record<string, string> {
+  return {
+    'version-name': 'v1.0.0',
+    'version-id': versionId,
+    'test-name': 'docker-v1-0-0',
+    'manifest-path': `${GITOPS_PATH}/docker-v1-0-0.yaml`,
+    'commit-sha': w.github.commits(OWNER, GITOPS_REPO, 'main').at(-1)!.sha
+  }
 }
 
-export function activeVersionName(w: World, template = 'docker'): string | undefined {
-  const found = w.coder.backend.findTemplate(OWNER, template)
-  return found ? w.coder.backend.findVersionById(found.activeVersionId)?.name : undefined
-}
-
-export function manifestInGit(
-  w: World,
-  testName: string,
-  branch = 'main'
-): Record<string, unknown> | null {
-  const text = w.github.readFile(OWNER, GITOPS_REPO, branch, `${GITOPS_PATH}/${testName}.yaml`)
-  return text === null ? null : YAML.parse(text)
+/** Asserts a clean success (exit 0, nothing on stderr); returns docker's v1.0.0 as Coder holds it. */
+export function expectCleanSuccess(w: World, run: ActionRun) {
+  expect(run.stderr).toBe('')
+  expect(run.exitCode).toBe(0)
+  return w.coder.backend.findVersionByName(OWNER, 'docker', 'v1.0.0')!
 }

@@ -14,7 +14,9 @@ import {
   type World,
   type WorldOptions
 } from '../sandbox/world.js'
-import { expectNoSecrets, oneWorldPerTest, promoteRequests } from './expect.js'
+import { expectNoSecrets } from './expect.js'
+import { promoteRequests } from './world-reads.js'
+import { oneWorldPerTest, whenLogged } from './world-per-test.js'
 
 const startOneWorld = oneWorldPerTest()
 
@@ -332,20 +334,9 @@ describe('the failure report, end to end, for every failure kind', () => {
   it('cancelled', async () => {
     const w = await newWorld()
     w.kube.controller!.script(TEST, { downForMs: 60_000 })
-    let sent = false
-    const run = await runGate(
-      w,
-      {},
-      {
-        onStdout: (text, child) => {
-          if (!sent && text.includes('waiting for the controller')) {
-            sent = true
-            child.kill('SIGINT')
-          }
-        }
-      }
-    )
-    expect(sent).toBe(true)
+    const cancel = whenLogged('waiting for the controller', (child) => child.kill('SIGINT'))
+    const run = await runGate(w, {}, cancel)
+    expect(cancel.firedAt).toBeGreaterThan(0)
     expectFailureReport(w, run, {
       kind: 'cancelled',
       row: ['test', 'cancelled', 'cancelled while the test ran (last: no status yet)'],

@@ -1,13 +1,9 @@
 // End to end, as gate.test.ts: the early failures (one invalid input; the rest of that table is in
 // test/unit/inputs-step.test.ts) and the promotion answers (one retry, one refusal to overwrite).
 import { describe, expect, it } from '@jest/globals'
-import {
-  activeVersionName,
-  expectNoSecrets,
-  manifestInGit,
-  oneWorldPerTest,
-  promoteRequests
-} from './expect.js'
+import { expectNoSecrets } from './expect.js'
+import { activeVersionName, manifestInGit, promoteRequests } from './world-reads.js'
+import { oneWorldPerTest } from './world-per-test.js'
 import { GITOPS_REPO, OWNER } from '../sandbox/world.js'
 
 const newWorld = oneWorldPerTest()
@@ -33,8 +29,7 @@ describe('inputs and early failures, end to end', () => {
   })
 
   it('resolves the alias default to the real organization name in the manifest and the API path', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     const run = await w.run({ organization: 'default' })
     expect(run.exitCode).toBe(0)
     expect(manifestInGit(w, 'docker-v1-0-0')).toMatchObject({ spec: { template: 'acme.docker' } })
@@ -45,8 +40,7 @@ describe('inputs and early failures, end to end', () => {
   })
 
   it("fails on a failed import with Coder's message, and commits nothing", async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     w.coder.failNextImport('terraform plan: Error: Missing required argument "image"')
     const commits = w.github.commits(OWNER, GITOPS_REPO, 'main').length
     const run = await w.run()
@@ -84,8 +78,7 @@ describe('inputs and early failures, end to end', () => {
 
 describe('promotion answers, end to end', () => {
   async function promoteWith(faults: unknown[]) {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     // Another promotable version, for the faults in which another writer activates a third one.
     w.coder.seedVersion({ template: 'docker', name: 'v0.8.0' })
     w.kube.faults.promote.push(...(faults as never[]))

@@ -1,21 +1,27 @@
 // End to end, as gate.test.ts: re-runs, a moved tag, a concurrent writer, Git holding another
 // manifest, the timeouts, SIGINT and the tool cache.
 import { describe, expect, it } from '@jest/globals'
-import {
-  activeVersionName,
-  expectNoSecrets,
-  manifestInGit,
-  oneWorldPerTest,
-  promoteRequests
-} from './expect.js'
-import { GITOPS_PATH, GITOPS_REPO, NAMESPACE, OWNER } from '../sandbox/world.js'
+import { expectNoSecrets } from './expect.js'
+import { activeVersionName, manifestInGit, promoteRequests } from './world-reads.js'
+import { oneWorldPerTest, whenLogged } from './world-per-test.js'
+import { GITOPS_PATH, GITOPS_REPO, NAMESPACE, OWNER, type WorldOptions } from '../sandbox/world.js'
 
 const newWorld = oneWorldPerTest()
 
+interface TimeoutCase {
+  what: string
+  world: WorldOptions
+  /** How long the controller answers nothing; 0: not scripted. */
+  controllerDownForMs: number
+  inputs: Record<string, string>
+  /** Texts the log and the summary must show. */
+  logged: string[]
+  summarised: string[]
+}
+
 describe('the gate, end to end: re-runs, conflicts, timeouts and cancels', () => {
   it('gives the same end state on a re-run: no new version, commit, test or promotion', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     const first = await w.run()
     expect(first.exitCode).toBe(0)
     const versions = w.coder.backend.listVersions(OWNER, 'docker').length
@@ -36,8 +42,7 @@ describe('the gate, end to end: re-runs, conflicts, timeouts and cancels', () =>
   })
 
   it('refuses a version of our name that this commit did not push (a moved tag, a manual push)', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     w.coder.seedVersion({ template: 'docker', name: 'v1.0.0', message: 'pushed by hand' })
     const commits = w.github.commits(OWNER, GITOPS_REPO, 'main').length
     const run = await w.run()
@@ -49,8 +54,7 @@ describe('the gate, end to end: re-runs, conflicts, timeouts and cancels', () =>
   })
 
   it('retries the commit after a concurrent writer moved the branch', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     w.github.injectConflicts(2, 409)
     const run = await w.run()
     expect(run.exitCode).toBe(0)
@@ -59,8 +63,7 @@ describe('the gate, end to end: re-runs, conflicts, timeouts and cancels', () =>
   })
 
   it('fails when Git holds a different manifest under the test name, and leaves it unchanged', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     const first = await w.run({ version: 'V2.0_rc1' })
     expect(first.exitCode).toBe(0)
     const before = w.github.readFile(
@@ -83,47 +86,41 @@ describe('the gate, end to end: re-runs, conflicts, timeouts and cancels', () =>
     expectNoSecrets(w, run)
   })
 
-  it('times out with the last phase when the controller never finishes', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
-    w.kube.controller!.script('docker-v1-0-0', { downForMs: 60_000 })
-    const run = await w.run({ 'wait-timeout-seconds': '2' })
+  it.each<TimeoutCase>([
+    {
+      what: 'with the last phase when the controller never finishes',
+      world: {},
+      controllerDownForMs: 60_000,
+      inputs: { 'wait-timeout-seconds': '2' },
+      logged: ['was not final within 2 s'],
+      summarised: ['timed out', '<tr><td>test</td><td>timed out</td>']
+    },
+    {
+      what: 'when GitOps never creates the test',
+      world: { noSync: true },
+      controllerDownForMs: 0,
+      inputs: { 'sync-timeout-seconds': '2' },
+      logged: ['did not appear in the cluster within 2 s', 'does not exist yet'],
+      summarised: []
+    }
+  ])('times out $what', async ({ world, controllerDownForMs, inputs, logged, summarised }) => {
+    const w = await newWorld.withDocker(world)
+    if (controllerDownForMs)
+      w.kube.controller!.script('docker-v1-0-0', { downForMs: controllerDownForMs })
+    const run = await w.run(inputs)
     expect(run.exitCode).toBe(1)
-    expect(run.summary).toContain('timed out')
-    expect(run.stdout).toContain('was not final within 2 s')
-    expect(run.summary).toContain('<tr><td>test</td><td>timed out</td>')
+    for (const text of logged) expect(run.stdout).toContain(text)
+    for (const text of summarised) expect(run.summary).toContain(text)
     expect(promoteRequests(w)).toBe(0)
     expectNoSecrets(w, run)
   })
 
-  it('times out when GitOps never creates the test', async () => {
-    const w = await newWorld({ noSync: true })
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
-    const run = await w.run({ 'sync-timeout-seconds': '2' })
-    expect(run.exitCode).toBe(1)
-    expect(run.stdout).toContain('did not appear in the cluster within 2 s')
-    expect(run.stdout).toContain('does not exist yet')
-    expectNoSecrets(w, run)
-  })
-
   it('stops promptly on SIGINT while waiting, writes the summary and promotes nothing', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     w.kube.controller!.script('docker-v1-0-0', { downForMs: 60_000 })
-    let sentAt = 0
-    const run = await w.run(
-      {},
-      {},
-      {
-        onStdout: (text, child) => {
-          if (!sentAt && text.includes('waiting for the controller')) {
-            sentAt = Date.now()
-            child.kill('SIGINT')
-          }
-        }
-      }
-    )
-    expect(sentAt).toBeGreaterThan(0)
+    const cancel = whenLogged('waiting for the controller', (child) => child.kill('SIGINT'))
+    const run = await w.run({}, {}, cancel)
+    expect(cancel.firedAt).toBeGreaterThan(0)
     expect(run.exitCode).not.toBe(0)
     expect(run.signal).toBeNull()
     expect(run.summary).toContain('cancelled; nothing was promoted')
@@ -133,8 +130,7 @@ describe('the gate, end to end: re-runs, conflicts, timeouts and cancels', () =>
   })
 
   it('downloads the deployment CLI once and takes it from the tool cache after', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     const toolCache = (await import('node:fs')).mkdtempSync(
       `${(await import('node:os')).tmpdir()}/gate-tools-`
     )

@@ -3,32 +3,21 @@
 // what the world saw — and that no secret shows anywhere. Split over three files so that jest runs
 // them side by side: this one, gate-reruns.test.ts and gate-inputs-promotion.test.ts.
 import { describe, expect, it } from '@jest/globals'
-import {
-  activeVersionName,
-  expectNoSecrets,
-  manifestInGit,
-  oneWorldPerTest,
-  promoteRequests
-} from './expect.js'
-import { GITOPS_PATH, GITOPS_REPO, NAMESPACE, OWNER } from '../sandbox/world.js'
+import { expectCleanSuccess, expectNoSecrets, testedVersionOutputs } from './expect.js'
+import { activeVersionName, manifestInGit, promoteRequests } from './world-reads.js'
+import { oneWorldPerTest, whenLogged } from './world-per-test.js'
+import { NAMESPACE, OWNER } from '../sandbox/world.js'
 
 const newWorld = oneWorldPerTest()
 
 describe('the gate, end to end', () => {
   it('pushes, commits, waits, verifies and promotes exactly the tested version', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     const previous = w.coder.backend.findTemplate(OWNER, 'docker')!.activeVersionId
     const run = await w.run()
-    expect(run.stderr).toBe('')
-    expect(run.exitCode).toBe(0)
-    const pushed = w.coder.backend.findVersionByName(OWNER, 'docker', 'v1.0.0')!
+    const pushed = expectCleanSuccess(w, run)
     expect(run.outputs).toEqual({
-      'version-name': 'v1.0.0',
-      'version-id': pushed.id,
-      'test-name': 'docker-v1-0-0',
-      'manifest-path': `${GITOPS_PATH}/docker-v1-0-0.yaml`,
-      'commit-sha': w.github.commits(OWNER, GITOPS_REPO, 'main').at(-1)!.sha,
+      ...testedVersionOutputs(w, pushed.id),
       phase: 'Succeeded',
       reason: 'Succeeded',
       message: expect.stringContaining(
@@ -64,8 +53,7 @@ describe('the gate, end to end', () => {
   })
 
   it('fails on a failed test, with reason, message and advice, and promotes nothing', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     w.kube.controller!.script('docker-v1-0-0', {
       failAt: {
         step: 'WaitingForAgents',
@@ -89,8 +77,7 @@ describe('the gate, end to end', () => {
   })
 
   it('refuses a squatted test name with another spec', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     // Someone created our test name first, with a parameter of their own.
     w.kube.store.create(NAMESPACE, {
       apiVersion: 'coder.com/v1alpha1',
@@ -113,8 +100,7 @@ describe('the gate, end to end', () => {
   })
 
   it('refuses a test whose status names another version ID', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     const other = w.coder.backend.findTemplate(OWNER, 'docker')!.activeVersionId
     w.kube.controller!.script('docker-v1-0-0', { overrideVersionID: other })
     const run = await w.run()
@@ -125,8 +111,7 @@ describe('the gate, end to end', () => {
   })
 
   it('waits while the status is of an older generation', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     let finalAt = 0
     w.kube.controller!.script('docker-v1-0-0', {
       staleGeneration: { mode: 'old-observed-generation', forMs: 1500 },
@@ -141,8 +126,7 @@ describe('the gate, end to end', () => {
   })
 
   it('waits through a controller that is down before the first status', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     w.kube.controller!.script('docker-v1-0-0', { downForMs: 1500 })
     const run = await w.run()
     expect(run.exitCode).toBe(0)
@@ -151,27 +135,18 @@ describe('the gate, end to end', () => {
   })
 
   it('waits through a controller outage in the middle of the test, and promotes only after it', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     w.kube.controller!.script('docker-v1-0-0', { stepDelayMs: 100 })
     let recoveredAt = 0
-    const run = await w.run(
-      {},
-      {},
-      {
-        onStdout: (text) => {
-          if (recoveredAt === 0 && text.includes('Running / WaitingForBuild')) {
-            recoveredAt = -1
-            w.kube.controller!.setDown(true)
-            setTimeout(() => {
-              expect(promoteRequests(w)).toBe(0)
-              recoveredAt = Date.now()
-              w.kube.controller!.setDown(false)
-            }, 1500)
-          }
-        }
-      }
-    )
+    const outage = whenLogged('Running / WaitingForBuild', () => {
+      w.kube.controller!.setDown(true)
+      setTimeout(() => {
+        expect(promoteRequests(w)).toBe(0)
+        recoveredAt = Date.now()
+        w.kube.controller!.setDown(false)
+      }, 1500)
+    })
+    const run = await w.run({}, {}, outage)
     expect(recoveredAt).toBeGreaterThan(0)
     expect(run.exitCode).toBe(0)
     expect(run.outputs['promotion-result']).toBe('Promoted')
@@ -180,8 +155,7 @@ describe('the gate, end to end', () => {
   })
 
   it('re-reads and re-watches when watch streams drop', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     w.kube.controller!.script('docker-v1-0-0', { stepDelayMs: 300 })
     let dropped = 0
     const timer = setInterval(() => (dropped += w.kube.dropWatches()), 400)
@@ -195,8 +169,7 @@ describe('the gate, end to end', () => {
   })
 
   it('tests without promoting with promote: false', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     const previous = w.coder.backend.findTemplate(OWNER, 'docker')!.activeVersionId
     const run = await w.run(
       { promote: 'false' },
@@ -227,8 +200,7 @@ describe('the gate, end to end', () => {
   })
 
   it('previews with promote: dry-run and changes nothing', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     const run = await w.run({ promote: 'dry-run' })
     expect(run.exitCode).toBe(0)
     expect(run.outputs['promotion-result']).toBe('WouldPromote')

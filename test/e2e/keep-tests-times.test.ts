@@ -2,47 +2,29 @@
 // push step lists the template's versions once, archived ones included, and the commit step asks
 // Coder nothing.
 import { describe, expect, it } from '@jest/globals'
-import { buildTestManifest, renderManifest } from '../../src/verdict/manifest.js'
-import { GITOPS_PATH, GITOPS_REPO, NAMESPACE, OWNER, type World } from '../sandbox/world.js'
-import { expectNoSecrets, oneWorldPerTest } from './expect.js'
+import { GITOPS_REPO, OWNER } from '../sandbox/world.js'
+import { expectNoSecrets } from './expect.js'
+import { oneWorldPerTest } from './world-per-test.js'
+import { manifestPathOf, seedOlderVersions } from './older-versions.js'
 
 const startOneWorld = oneWorldPerTest()
-
-const pathOf = (name: string) => `${GITOPS_PATH}/docker-${name.replace(/\./g, '-')}.yaml`
-
-function seedOlder(w: World, names: string[], archived: string[]): void {
-  for (const name of names) {
-    w.coder.seedVersion({ template: 'docker', name, archived: archived.includes(name) })
-    const manifest = buildTestManifest({
-      testName: `docker-${name.replace(/\./g, '-')}`,
-      namespace: NAMESPACE,
-      controlPlane: 'coder',
-      organization: OWNER,
-      template: 'docker',
-      version: name,
-      parameters: [],
-      timeoutSeconds: 900
-    })
-    w.github.writeFile(OWNER, GITOPS_REPO, 'main', pathOf(name), renderManifest(manifest))
-  }
-}
 
 describe('keep-tests creation times, end to end', () => {
   it('orders an archived version by its own time, read in one list by the push, none by name', async () => {
     const w = await startOneWorld()
     w.coder.seedTemplate({ name: 'docker', versionName: 'v0.1.0' })
     // Seeded in this order, so created in this order; v0.5.0, the newest older one, is archived.
-    seedOlder(w, ['v0.2.0', 'v0.3.0', 'v0.4.0', 'v0.5.0'], ['v0.5.0'])
+    seedOlderVersions(w, ['v0.2.0', 'v0.3.0', 'v0.4.0', 'v0.5.0'], ['v0.5.0'])
     const before = w.coder.requests.length
     const run = await w.run({ 'keep-tests': '2' })
     expect(run.exitCode).toBe(0)
     // This run's manifest and v0.5.0 are the two newest: an archived version is not "oldest".
     expect(run.outputs['pruned-manifests']!.split(',')).toEqual([
-      pathOf('v0.2.0'),
-      pathOf('v0.3.0'),
-      pathOf('v0.4.0')
+      manifestPathOf('v0.2.0'),
+      manifestPathOf('v0.3.0'),
+      manifestPathOf('v0.4.0')
     ])
-    expect(w.github.readFile(OWNER, GITOPS_REPO, 'main', pathOf('v0.5.0'))).not.toBeNull()
+    expect(w.github.readFile(OWNER, GITOPS_REPO, 'main', manifestPathOf('v0.5.0'))).not.toBeNull()
     const paths = w.coder.requests.slice(before).map((request) => request.path)
     expect(paths.filter((path) => /\/versions\/v0\./.test(path))).toEqual([])
     const lists = paths.filter((path) => /\/templates\/[^/]+\/versions\?/.test(path))

@@ -4,7 +4,9 @@
 // may be active (or is, when the final read shows it), with the command that checks it.
 import { once } from 'node:events'
 import { describe, expect, it } from '@jest/globals'
-import { activeVersionName, expectNoSecrets, oneWorldPerTest, promoteRequests } from './expect.js'
+import { expectNoSecrets } from './expect.js'
+import { activeVersionName, promoteRequests } from './world-reads.js'
+import { oneWorldPerTest } from './world-per-test.js'
 import { OWNER, TEMPLATES_REPO, type World } from '../sandbox/world.js'
 import type { ActionRun } from '../sandbox/action-runner.js'
 import type { PromoteFault } from '../sandbox/kube/index.js'
@@ -14,8 +16,7 @@ const CHECK = `coder templates versions list docker -O ${OWNER}`
 
 /** docker with v0.9.0 active, and v0.8.0 for another writer to pick. */
 async function seeded(): Promise<World> {
-  const w = await newWorld()
-  w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+  const w = await newWorld.withDocker()
   w.coder.seedVersion({ template: 'docker', name: 'v0.8.0' })
   return w
 }

@@ -2,7 +2,8 @@
 // merged pull request is done only while its manifest is on the base branch.
 import { describe, expect, it } from '@jest/globals'
 import { GITOPS_PATH, GITOPS_REPO, OWNER, type World, type WorldOptions } from '../sandbox/world.js'
-import { activeVersionName, manifestInGit, oneWorldPerTest, promoteRequests } from './expect.js'
+import { activeVersionName, manifestInGit, promoteRequests } from './world-reads.js'
+import { oneWorldPerTest } from './world-per-test.js'
 
 const BRANCH = 'coder-template-gate/docker-v1-0-0'
 const PR_MODE = { 'gitops-mode': 'pull-request' }

@@ -2,7 +2,7 @@
 // setting, re-runs, a pull request closed without merging, a cancel while waiting for the merge,
 // and keep-tests pruning in the same change.
 import { describe, expect, it } from '@jest/globals'
-import { renderManifest, buildTestManifest } from '../../src/verdict/manifest.js'
+import { seedOlderVersions } from './older-versions.js'
 import {
   GITOPS_PATH,
   GITOPS_REPO,
@@ -11,13 +11,9 @@ import {
   type World,
   type WorldOptions
 } from '../sandbox/world.js'
-import {
-  activeVersionName,
-  expectNoSecrets,
-  manifestInGit,
-  oneWorldPerTest,
-  promoteRequests
-} from './expect.js'
+import { expectNoSecrets } from './expect.js'
+import { activeVersionName, manifestInGit, promoteRequests } from './world-reads.js'
+import { oneWorldPerTest, whenLogged } from './world-per-test.js'
 
 const BRANCH = 'coder-template-gate/docker-v1-0-0'
 
@@ -63,21 +59,12 @@ describe('gitops-mode: pull-request, end to end', () => {
 
   it('with manual, waits for someone to merge, then promotes; a re-run opens nothing new', async () => {
     const w = await protectedWorld()
-    let merged = false
-    const run = await w.run(
-      { ...PR_MODE, 'pull-request-merge': 'manual' },
-      {},
-      {
-        onStdout: (text) => {
-          if (!merged && text.includes('for someone to merge')) {
-            merged = true
-            const [pr] = w.github.pullRequests(OWNER, GITOPS_REPO)
-            w.github.mergePullRequest(OWNER, GITOPS_REPO, pr!.number, { login: 'reviewer' })
-          }
-        }
-      }
-    )
-    expect(merged).toBe(true)
+    const merge = whenLogged('for someone to merge', () => {
+      const [pr] = w.github.pullRequests(OWNER, GITOPS_REPO)
+      w.github.mergePullRequest(OWNER, GITOPS_REPO, pr!.number, { login: 'reviewer' })
+    })
+    const run = await w.run({ ...PR_MODE, 'pull-request-merge': 'manual' }, {}, merge)
+    expect(merge.firedAt).toBeGreaterThan(0)
     expect(run.exitCode).toBe(0)
     expect(run.outputs['promotion-result']).toBe('Promoted')
     const commits = w.github.commits(OWNER, GITOPS_REPO, 'main').length
@@ -110,20 +97,11 @@ describe('gitops-mode: pull-request, end to end', () => {
 
   it('fails when the pull request is closed without merging, and says who closed it', async () => {
     const w = await protectedWorld()
-    let closed = false
-    const run = await w.run(
-      { ...PR_MODE, 'pull-request-merge': 'manual' },
-      {},
-      {
-        onStdout: (text) => {
-          if (!closed && text.includes('for someone to merge')) {
-            closed = true
-            const [pr] = w.github.pullRequests(OWNER, GITOPS_REPO)
-            w.github.closePullRequest(OWNER, GITOPS_REPO, pr!.number, 'mallory')
-          }
-        }
-      }
-    )
+    const close = whenLogged('for someone to merge', () => {
+      const [pr] = w.github.pullRequests(OWNER, GITOPS_REPO)
+      w.github.closePullRequest(OWNER, GITOPS_REPO, pr!.number, 'mallory')
+    })
+    const run = await w.run({ ...PR_MODE, 'pull-request-merge': 'manual' }, {}, close)
     expect(run.exitCode).toBe(1)
     expect(run.stdout).toContain('mallory')
     expect(run.outputs['promotion-result']).toBe('')
@@ -134,20 +112,9 @@ describe('gitops-mode: pull-request, end to end', () => {
 
   it('stops promptly on SIGINT while waiting for the merge and leaves the pull request open', async () => {
     const w = await protectedWorld()
-    let sentAt = 0
-    const run = await w.run(
-      { ...PR_MODE, 'pull-request-merge': 'manual' },
-      {},
-      {
-        onStdout: (text, child) => {
-          if (!sentAt && text.includes('for someone to merge')) {
-            sentAt = Date.now()
-            child.kill('SIGINT')
-          }
-        }
-      }
-    )
-    expect(sentAt).toBeGreaterThan(0)
+    const cancel = whenLogged('for someone to merge', (child) => child.kill('SIGINT'))
+    const run = await w.run({ ...PR_MODE, 'pull-request-merge': 'manual' }, {}, cancel)
+    expect(cancel.firedAt).toBeGreaterThan(0)
     expect(run.exitCode).not.toBe(0)
     const [pr] = w.github.pullRequests(OWNER, GITOPS_REPO)
     expect(pr!.state).toBe('open')
@@ -166,33 +133,10 @@ describe('gitops-mode: pull-request, end to end', () => {
 })
 
 describe('keep-tests, end to end', () => {
-  function seedOlder(w: World, names: string[]): void {
-    for (const name of names) {
-      w.coder.seedVersion({ template: 'docker', name })
-      const manifest = buildTestManifest({
-        testName: `docker-${name.replace(/\./g, '-')}`,
-        namespace: NAMESPACE,
-        controlPlane: 'coder',
-        organization: OWNER,
-        template: 'docker',
-        version: name,
-        parameters: [],
-        timeoutSeconds: 900
-      })
-      w.github.writeFile(
-        OWNER,
-        GITOPS_REPO,
-        'main',
-        `${GITOPS_PATH}/docker-${name.replace(/\./g, '-')}.yaml`,
-        renderManifest(manifest)
-      )
-    }
-  }
-
   it('removes the older manifests beyond the N newest in the same commit, never the active one or a hand-written one', async () => {
     const w = await startOneWorld()
     w.coder.seedTemplate({ name: 'docker', versionName: 'v0.1.0' })
-    seedOlder(w, ['v0.2.0', 'v0.3.0', 'v0.4.0', 'v0.5.0'])
+    seedOlderVersions(w, ['v0.2.0', 'v0.3.0', 'v0.4.0', 'v0.5.0'])
     // The active version is the oldest gate-written one: it stays.
     w.coder.activateVersion({ template: 'docker', version: 'v0.2.0' })
     const handWritten = `${GITOPS_PATH}/by-hand.yaml`

@@ -3,13 +3,9 @@
 // finds what the test job left and promotes it behind the guard, pushing and committing nothing.
 import { describe, expect, it } from '@jest/globals'
 import YAML from 'yaml'
-import {
-  activeVersionName,
-  expectNoSecrets,
-  manifestInGit,
-  oneWorldPerTest,
-  promoteRequests
-} from './expect.js'
+import { expectCleanSuccess, expectNoSecrets, testedVersionOutputs } from './expect.js'
+import { activeVersionName, manifestInGit, promoteRequests } from './world-reads.js'
+import { oneWorldPerTest } from './world-per-test.js'
 import { GITOPS_PATH, GITOPS_REPO, OWNER, type World } from '../sandbox/world.js'
 
 const newWorld = oneWorldPerTest()
@@ -37,21 +33,14 @@ function worldEffects(w: World): { pushes: number; commits: number } {
 
 describe('a release with an approval, end to end', () => {
   it('test job, then promote job: promotes the tested version, pushing and committing nothing', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     const previous = await testJob(w)
     const before = worldEffects(w)
     const run = await promoteJob(w, previous)
-    expect(run.stderr).toBe('')
-    expect(run.exitCode).toBe(0)
-    const tested = w.coder.backend.findVersionByName(OWNER, 'docker', 'v1.0.0')!
+    const tested = expectCleanSuccess(w, run)
     expect(run.outputs).toMatchObject({
-      'version-name': 'v1.0.0',
-      'version-id': tested.id,
-      'test-name': 'docker-v1-0-0',
-      'manifest-path': `${GITOPS_PATH}/docker-v1-0-0.yaml`,
-      // The commit at which the manifest was read: the head of gitops-branch.
-      'commit-sha': w.github.commits(OWNER, GITOPS_REPO, 'main').at(-1)!.sha,
+      // commit-sha: the commit at which the manifest was read, the head of gitops-branch.
+      ...testedVersionOutputs(w, tested.id),
       phase: 'Succeeded',
       'promotion-result': 'Promoted',
       'previous-active-version-id': previous,
@@ -76,8 +65,7 @@ describe('a release with an approval, end to end', () => {
   })
 
   it('fails the locate step when expected-active-version-id is not a version of the template', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     await testJob(w)
     const missing = '6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b'
     const run = await promoteJob(w, missing)
@@ -88,8 +76,7 @@ describe('a release with an approval, end to end', () => {
   })
 
   it('fails clearly when no test job ran for this commit, and promotes nothing', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     const run = await w.run({ mode: 'promote' })
     expect(run.exitCode).toBe(1)
     expect(run.stdout).toContain('Coder holds no version "v1.0.0" of acme.docker')
@@ -102,8 +89,7 @@ describe('a release with an approval, end to end', () => {
   })
 
   it('names a version of that name that this commit did not push', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     w.coder.seedVersion({ template: 'docker', name: 'v1.0.0', message: 'pushed by hand' })
     const run = await w.run({ mode: 'promote' })
     expect(run.exitCode).toBe(1)
@@ -113,8 +99,7 @@ describe('a release with an approval, end to end', () => {
   })
 
   it('refuses when another writer activated a version between the two jobs', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     const previous = await testJob(w)
     // While the approval waited, someone activated a hotfix.
     const hotfix = w.coder.seedVersion({ template: 'docker', name: 'v0.9.1', activate: true })
@@ -131,8 +116,7 @@ describe('a release with an approval, end to end', () => {
   })
 
   it('fails the integrity check when the manifest on the branch differs from the test', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     const previous = await testJob(w)
     // Someone changed the manifest after the test ran; the cluster keeps the tested spec.
     const changed = manifestInGit(w, 'docker-v1-0-0')!
@@ -148,8 +132,7 @@ describe('a release with an approval, end to end', () => {
   })
 
   it('previews with promote: dry-run; the read-only preflight skips the checks of a write', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     const previous = await testJob(w)
     // A rule that would stop a commit: the promote job commits nothing, so it does not matter.
     w.github.addRuleset(OWNER, GITOPS_REPO, { requirePullRequest: true })

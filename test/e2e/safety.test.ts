@@ -6,7 +6,9 @@ import path from 'node:path'
 import { describe, expect, it } from '@jest/globals'
 import YAML from 'yaml'
 import { GITOPS_PATH, GITOPS_REPO, OWNER, type World } from '../sandbox/world.js'
-import { activeVersionName, expectNoSecrets, oneWorldPerTest, promoteRequests } from './expect.js'
+import { expectNoSecrets } from './expect.js'
+import { activeVersionName, promoteRequests } from './world-reads.js'
+import { oneWorldPerTest, whenLogged } from './world-per-test.js'
 import { commandsTheRunnerRuns } from './runner-log.js'
 
 const newWorld = oneWorldPerTest()
@@ -45,8 +47,7 @@ describe('preflight, end to end', () => {
   })
 
   it('fails on a bad gitops-token before the push', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     const run = await w.run({ 'gitops-token': 'ghs_not_a_real_token_000' })
     expect(run.exitCode).toBe(1)
     expect(run.stdout).toContain('gitops-token was refused (401)')
@@ -56,8 +57,7 @@ describe('preflight, end to end', () => {
   })
 
   it("asks the access review for Coder's spelling of the template, as RBAC names it", async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     const run = await w.run({ template: 'Docker' })
     expect(run.exitCode).toBe(0)
     expect(w.kube.accessReviews.some((r) => JSON.stringify(r).includes('"acme.docker"'))).toBe(true)
@@ -65,8 +65,7 @@ describe('preflight, end to end', () => {
   })
 
   it('fails on a missing GitOps branch before the push', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     const run = await w.run({ 'gitops-branch': 'release' })
     expect(run.exitCode).toBe(1)
     expect(run.stdout).toContain('the branch "release" does not exist')
@@ -87,8 +86,7 @@ describe('preflight, end to end', () => {
 
 describe('promotion guard, end to end', () => {
   it('refuses the re-run of an old release after a newer one, and promotes it with allow-rollback', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     const old = await w.run()
     expect(old.outputs['promotion-result']).toBe('Promoted')
     const newer = await w.run({}, { ref: 'refs/tags/v1.1.0', sha: 'b'.repeat(40) })
@@ -110,21 +108,17 @@ describe('promotion guard, end to end', () => {
   })
 
   it('refuses when another run promoted a version while this one waited: the newer wins', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
-    // The older run's test is held until the newer run has promoted (it takes about 2 s).
-    w.kube.controller!.script('docker-v1-0-0', { downForMs: 8000 })
+    const w = await newWorld.withDocker()
+    // The older run's test is held until the newer run, started while the older one waits, ends.
     let newer: Promise<Awaited<ReturnType<World['run']>>> | null = null
-    const older = await w.run(
-      {},
-      {},
-      {
-        onStdout: (text) => {
-          if (!newer && text.includes('waiting for the controller'))
-            newer = w.run({}, { ref: 'refs/tags/v1.1.0', sha: 'c'.repeat(40), runId: '5000' })
-        }
-      }
-    )
+    let newerEnded = (): void => undefined
+    const held = new Promise<void>((resolve) => (newerEnded = resolve))
+    w.kube.controller!.script('docker-v1-0-0', { holdUntil: held })
+    const startNewer = whenLogged('waiting for the controller', () => {
+      newer = w.run({}, { ref: 'refs/tags/v1.1.0', sha: 'c'.repeat(40), runId: '5000' })
+      void newer.finally(newerEnded)
+    })
+    const older = await w.run({}, {}, startNewer)
     expect(newer).not.toBeNull()
     const newerRun = await newer!
     expect(newerRun.outputs['promotion-result']).toBe('Promoted')
@@ -138,8 +132,7 @@ describe('promotion guard, end to end', () => {
   })
 
   it('applies the guard in dry-run too', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     await w.run({}, { ref: 'refs/tags/v1.1.0', sha: 'd'.repeat(40) })
     // A version that Coder created after the one this run pushes.
     w.coder.seedVersion({
@@ -156,8 +149,7 @@ describe('promotion guard, end to end', () => {
 
 describe('what the gate hands on, end to end', () => {
   it('passes variables only in a 0600 file that is gone afterwards, never in argv', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     mkdirSync(path.join(w.workspace, 'vars'), { recursive: true })
     writeFileSync(path.join(w.workspace, 'vars/prod.yaml'), 'region: eu-west\nsize: "small"\n')
     const run = await w.run({
@@ -182,8 +174,7 @@ describe('what the gate hands on, end to end', () => {
   })
 
   it('writes a parameter value "yes" that a YAML 1.1 reader still reads as a string', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     const run = await w.run({ 'test-parameters': 'gpu=yes\nreplicas=1_000\nmode=off' })
     expect(run.exitCode).toBe(0)
     const text = w.github.readFile(OWNER, GITOPS_REPO, 'main', `${GITOPS_PATH}/docker-v1-0-0.yaml`)!
@@ -195,8 +186,7 @@ describe('what the gate hands on, end to end', () => {
   })
 
   it('never lets a status message run as a workflow command, and escapes it in the summary', async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     w.kube.controller!.script('docker-v1-0-0', {
       failAt: {
         step: 'WaitingForAgents',

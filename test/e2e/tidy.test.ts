@@ -4,7 +4,9 @@
 import { describe, expect, it } from '@jest/globals'
 import { withVersionMarker } from '../../src/coder/version-identity.js'
 import { OWNER, type World } from '../sandbox/world.js'
-import { activeVersionName, expectNoSecrets, oneWorldPerTest } from './expect.js'
+import { expectNoSecrets } from './expect.js'
+import { activeVersionName } from './world-reads.js'
+import { oneWorldPerTest } from './world-per-test.js'
 
 const newWorld = oneWorldPerTest()
 const OLD_SHA = '0123456789abcdef0123456789abcdef01234567'
@@ -69,8 +71,7 @@ describe('keep-versions and archive-failed, end to end', () => {
   })
 
   it("archive-failed archives this run's version when its test failed, and says how to undo it", async () => {
-    const w = await newWorld()
-    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    const w = await newWorld.withDocker()
     w.kube.controller!.script('docker-v1-0-0', {
       failAt: { step: 'WaitingForAgents', reason: 'AgentStartError', message: 'exit 1.' }
     })

@@ -58,6 +58,9 @@ interface Resolved {
   versionName: string
 }
 
+/** The longest holdUntil waits; the world's close (the controller's stop) ends it sooner. */
+const HOLD_LIMIT_MS = 600_000
+
 type Lookup = { wait: string } | { failure: string } | { resolved: Resolved }
 
 export class TestRun {
@@ -76,6 +79,7 @@ export class TestRun {
   async run(): Promise<void> {
     const { host, namespace, name, script } = this
     if (script.downForMs) await host.sleep(script.downForMs)
+    if (script.holdUntil) await Promise.race([script.holdUntil, host.sleep(HOLD_LIMIT_MS)])
 
     // Reconcile 1: finalizer only, no status (§1.7).
     await host.sleep(host.delayFor(script, 'finalizer'))

@@ -34,6 +34,11 @@ export interface TestScript {
   stepDelays?: Partial<Record<ControllerStep, number>>
   /** The controller does not reconcile this test for this long after it appears (no status). */
   downForMs?: number
+  /**
+   * The controller does not reconcile this test until this settles (after downForMs): a hold that
+   * ends on an event of the test, not after a guessed time. Bounded by the controller's stop.
+   */
+  holdUntil?: Promise<unknown>
   /** Fail with this reason at this step (before the step's own status write). */
   failAt?: {
     step: 'resolve' | RunningStep

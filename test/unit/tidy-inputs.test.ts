@@ -16,13 +16,15 @@ describe('keep-versions and archive-failed', () => {
     expect(result.ok && result.settings.tidy).toEqual({ keepVersions, archiveFailed })
   })
 
+  const refused = (input: InputName, values: string[], message: string) =>
+    values.map((value): [InputName, string, string] => [input, value, message])
   it.each<[InputName, string, string]>([
-    ['keep-versions', '-1', 'must be a whole number from 0 to 1000'],
-    ['keep-versions', '1.5', 'must be a whole number from 0 to 1000'],
-    ['keep-versions', '1001', 'must be a whole number from 0 to 1000'],
-    ['keep-versions', 'all', 'must be a whole number from 0 to 1000'],
-    ['archive-failed', 'yes', 'archive-failed'],
-    ['archive-failed', 'True', 'archive-failed']
+    ...refused(
+      'keep-versions',
+      ['-1', '1.5', '1001', 'all'],
+      'must be a whole number from 0 to 1000'
+    ),
+    ...refused('archive-failed', ['yes', 'True'], 'archive-failed')
   ])('%s %j is refused', (input, value, message) => {
     const [refusal] = refusalsIn(input, parse({ [input]: value }))
     expect(refusal).toContain(message)

@@ -134,6 +134,16 @@ export class Journal {
     return result?.ok ? (result.value as StepValues[K]) : undefined
   }
 
+  /**
+   * What a step left on either path: its value when it succeeded, else the facts it published
+   * (the wait's facts are its value's too: Tested extends WaitFacts).
+   */
+  factsOf<K extends StepName>(name: K): StepValues[K] | StepFacts[K] | undefined {
+    const result = this.entry(name)?.result
+    if (!result) return undefined
+    return (result.ok ? result.value : result.facts) as StepValues[K] | StepFacts[K] | undefined
+  }
+
   /** The step that stopped the run, if one did. */
   failedEntry(): JournalEntry | undefined {
     return this.entries.find((e) => !e.result.ok)

@@ -8,14 +8,16 @@ import {
 } from '../../../src/report/annotation.js'
 import { emptyReport, type RunReport } from '../../../src/report/report.js'
 
-function failedReport(fields: Partial<RunReport>): RunReport {
+/** The failure's fields as the annotation reads them; the rest of a failed run's report. */
+type FailureFields = Partial<NonNullable<RunReport['failure']>>
+
+function failedReport(fields: FailureFields): RunReport {
+  const base = emptyReport(0)
   return {
-    ...emptyReport(0),
+    ...base,
     outcome: 'failed',
-    failureKind: 'preflight',
-    template: 'docker',
-    versionName: 'v1.0.0',
-    ...fields
+    template: { ...base.template, name: 'docker', version: { origin: 'pushed', name: 'v1.0.0' } },
+    failure: { kind: 'preflight', error: '', problems: [], advice: [], ...fields }
   }
 }
 
@@ -36,21 +38,21 @@ describe('errorAnnotation', () => {
     expect(title).toBe('❌ docker v1.0.0 was not promoted')
     expect(message.split('\n')).toEqual([
       'The preflight found what this run cannot do: 2 checks failed.',
-      `• ${PREFLIGHT.problems[0]}`,
-      `• ${PREFLIGHT.problems[1]}`,
+      `• ${PREFLIGHT.failure!.problems[0]}`,
+      `• ${PREFLIGHT.failure!.problems[1]}`,
       '→ Grant or change what each line names, then run the job again.'
     ])
     expect(message).toContain('gitops-mode: pull-request')
     expect(message).toContain('create-template: true')
   })
 
-  it.each<[string, Partial<RunReport>, string[]]>([
+  it.each<[string, FailureFields, string[]]>([
     ['no reasons: the error alone', { error: 'E.' }, ['E.']],
     ['no error: the headline', {}, ['❌ docker v1.0.0 was not promoted']],
     [
       'integrity differences',
       {
-        failureKind: 'integrity',
+        kind: 'integrity',
         error: 'The test does not prove version v1.0.0 (id-1). Nothing was promoted.',
         problems: ['status.templateVersionID is id-0, not id-1'],
         advice: ['Set test-name, or delete the foreign test.']

@@ -11,11 +11,10 @@ const HOSTILE =
 const T0 = Date.UTC(2026, 0, 1)
 
 function report(overrides: Partial<RunReport> = {}): RunReport {
+  const base = emptyReport(T0)
   return {
-    ...emptyReport(T0),
-    phase: 'Failed',
-    reason: 'AgentsNotReady',
-    message: HOSTILE,
+    ...base,
+    test: { ...base.test, phase: 'Failed', reason: 'AgentsNotReady', message: HOSTILE },
     rows: [
       { name: 'preflight', result: 'succeeded', startedAt: T0, endedAt: T0 + 500, detail: '' },
       { name: 'push', result: 'succeeded', startedAt: T0 + 500, endedAt: T0 + 2500, detail: '' },
@@ -101,7 +100,8 @@ describe('the chart in the summary and the comment', () => {
     ['summary', (r: RunReport) => renderSummary(r, T0 + 10_000)],
     ['comment', (r: RunReport) => renderComment(r)]
   ])('the %s holds one chart beside the text', (_name, render) => {
-    const text = render({ ...report(), controllerClock: clock, outcome: 'failed' })
+    const base = report()
+    const text = render({ ...base, test: { ...base.test, clock }, outcome: 'failed' })
     expect(text.match(/```mermaid\n/g)).toHaveLength(1)
     const chart = text.slice(
       text.indexOf('```mermaid'),

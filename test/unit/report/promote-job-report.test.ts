@@ -112,7 +112,7 @@ describe('the report of a promote job', () => {
       { startedAt: 0, observed: { id: 'now-id', name: 'v1', createdAt: '' } }
     )
     expect(report.outcome).toBe('failed')
-    expect(report.failureKind).toBe('locate')
+    expect(report.failure?.kind).toBe('locate')
     expect(report.rows.map((r) => `${r.name}:${r.result}`)).toEqual([
       'preflight:succeeded',
       'locate:failed',

@@ -202,8 +202,8 @@ describe('buildReport', () => {
     const report = build(await journalOf(results as Outcomes))
     expect(report.outcome).toBe(outcome)
     const failure = Object.values(results)[0] as { failure: { kind: string } }
-    expect(report.failureKind).toBe(failure.failure.kind)
-    expect(report.troubleshootingUrl).toBe(
+    expect(report.failure?.kind).toBe(failure.failure.kind)
+    expect(report.failure?.troubleshooting?.url).toBe(
       `https://github.com/acme/coder-template-gate/blob/v1/docs/troubleshooting.md#${failure.failure.kind}`
     )
     if (outcome !== 'invalid-input')
@@ -220,13 +220,13 @@ describe('buildReport', () => {
       }),
       { id: 'old-id', name: 'v1', createdAt: '' }
     )
-    expect(report.promotionResult).toBe('Refused')
+    expect(report.promotion.result).toBe('Refused')
     expect(headline(report)).toContain('refused')
     expect(report.leftBehind.join('\n')).toContain('Version v2 (new-id) stays in Coder, inactive')
     expect(report.leftBehind.join('\n')).toContain(
       'The test coder-tests/docker-v2 stays in the cluster while its manifest is in Git'
     )
-    expect(report.inspectCommand).toBe(
+    expect(report.test.inspectCommand).toBe(
       'kubectl get codertemplatetest -n coder-tests docker-v2 -o yaml'
     )
   })
@@ -268,7 +268,7 @@ describe('buildReport', () => {
       createdAt: ''
     })
     expect(report.outcome).toBe('cancelled')
-    expect(report.activeVersionId).toBe('old-id')
+    expect(report.template.active?.id).toBe('old-id')
     const check = 'coder templates versions list docker -O acme'
     const texts = {
       summary: summaryAsText(renderSummary(report, 0)),
@@ -288,10 +288,10 @@ describe('buildReport', () => {
 
   it('a cancel during the promote request names the version active when the final read shows it', async () => {
     const report = build(await cancelledDuringPromote(true), observed)
-    expect(report.activeVersionId).toBe('new-id')
+    expect(report.template.active?.id).toBe('new-id')
     expect(headline(report)).toContain('the version is active')
-    expect(report.error).toContain('v2 (new-id) is active')
-    expect(report.error).not.toMatch(/nothing was promoted/i)
+    expect(report.failure?.error).toContain('v2 (new-id) is active')
+    expect(report.failure?.error).not.toMatch(/nothing was promoted/i)
   })
 
   it('a cancel before the promote request says nothing was promoted', async () => {
@@ -300,9 +300,9 @@ describe('buildReport', () => {
       name: 'v1',
       createdAt: ''
     })
-    expect(report.promotionRequested).toBe(false)
+    expect(report.promotion.requested).toBe(false)
     expect(headline(report)).toContain('nothing was promoted')
-    expect(report.error).toBe('The run was cancelled. Nothing was promoted.')
+    expect(report.failure?.error).toBe('The run was cancelled. Nothing was promoted.')
   })
 
   it('skipped promotion is passed; a dry-run is would-promote', async () => {
@@ -359,7 +359,7 @@ describe('the pull-request comment and the log epilogue', () => {
     const report = {
       ...emptyReport(0),
       outcome: 'failed' as const,
-      error: 'ping @everyone [here](https://evil)'
+      failure: { error: 'ping @everyone [here](https://evil)', problems: [], advice: [] }
     }
     const body = renderComment(report)
     expect(body).not.toContain('@everyone')
@@ -369,8 +369,7 @@ describe('the pull-request comment and the log epilogue', () => {
     const report = {
       ...emptyReport(0),
       outcome: 'failed' as const,
-      error: 'E',
-      advice: ['A'],
+      failure: { error: 'E', problems: [], advice: ['A'] },
       leftBehind: ['L']
     }
     expect(epilogueLines(report)).toEqual(expect.arrayContaining(['E', '  - A', '  - L']))
@@ -494,8 +493,8 @@ describe('the failure report, for every failure kind', () => {
   const old = { id: 'old-id', name: 'v1', createdAt: '' }
   it.each(FAILURES)('%s', async (kind, results, row, stays) => {
     const report = build(await journalOf(results), old)
-    expect(report.failureKind).toBe(kind)
-    expect(report.troubleshootingRef).toBe(`docs/troubleshooting.md#${kind}`)
+    expect(report.failure?.kind).toBe(kind)
+    expect(report.failure?.troubleshooting?.ref).toBe(`docs/troubleshooting.md#${kind}`)
     // The step that failed or was cut has a detail of its own.
     if (row) {
       const failedRow = report.rows.find((r) => r.name === row)!
@@ -511,7 +510,7 @@ describe('the failure report, for every failure kind', () => {
     const log = epilogueLines(report)
     expect(log).toContain(`Workflow run: https://github.com/acme/t/actions/runs/1/attempts/2`)
     expect(log).toEqual(expect.arrayContaining(report.leftBehind.map((line) => `  - ${line}`)))
-    if (report.testExists) {
+    if (report.test.exists) {
       expect(html).toContain(
         '<code>kubectl get codertemplatetest -n coder-tests docker-v2 -o yaml</code>'
       )
@@ -572,8 +571,8 @@ describe('the failure report, for every failure kind', () => {
       runId: '77',
       runAttempt: '1'
     })
-    expect(report.runUrl).toBe('https://ghe.example/acme/t/actions/runs/77/attempts/1')
-    expect(buildReport(journal, { startedAt: 0, observed: null }).runUrl).toBe('')
+    expect(report.run.url).toBe('https://ghe.example/acme/t/actions/runs/77/attempts/1')
+    expect(buildReport(journal, { startedAt: 0, observed: null }).run.url).toBeUndefined()
   })
 })
 
@@ -707,8 +706,8 @@ describe('pull-request mode', () => {
       ]
     ])
     const report = build(journal, { id: 'old-id', name: 'v1', createdAt: '' })
-    expect(report.commitUrl).toBe('https://github.com/acme/gitops/commit/fedcba9876543210')
-    expect(report.commitBranch).toBe('main')
+    expect(report.gitops.landed?.url).toBe('https://github.com/acme/gitops/commit/fedcba9876543210')
+    expect(report.gitops.landed?.branch).toBe('main')
     expect(report.leftBehind.join('\n')).toContain(
       'The manifest tests/docker-v2.yaml stays in acme/gitops@main, and with it the failed test'
     )

@@ -29,6 +29,24 @@ describe('src/ has no import cycle', () => {
   })
 })
 
+describe('imports run down, never up to the root of src/', () => {
+  const graph = importGraph(ROOT, files)
+  // The root holds the entry and the wiring (main.ts, wiring.ts, clients.ts, log.ts, …): they
+  // build the clients and writers that the folders get, so no folder file may import them.
+  const atRoot = (file: string): boolean => /^src\/[^/]+$/.test(file)
+
+  it.each(['src/report/'])('%s imports nothing at the root (no wiring, no clients)', (folder) => {
+    const up = [...graph]
+      .filter(([file]) => file.startsWith(folder))
+      .flatMap(([file, imports]) => imports.filter(atRoot).map((to) => `${file} -> ${to}`))
+    expect(up).toEqual([])
+  })
+
+  it('sees an import of the wiring', () => {
+    expect(graph.get('src/main.ts')).toContain('src/wiring.ts')
+  })
+})
+
 describe('findCycles', () => {
   const graphOf = (edges: Record<string, string[]>): ImportGraph => new Map(Object.entries(edges))
 

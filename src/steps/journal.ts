@@ -34,6 +34,11 @@ export interface StepValues {
   tidy: Tidied
 }
 
+/**
+ * What a step leaves when it does not succeed (published as it goes, kept on a cancel). On success
+ * its value holds its facts; `Journal.factsOf` reads them on either path. The report's parts are
+ * built from these two records only (src/report/parts.ts).
+ */
 export interface StepFacts {
   inputs: never
   preflight: never

@@ -1,6 +1,8 @@
 // The house rules of src/ (issue 22, point 5), kept by a test: no import cycle between its files,
 // type-only imports included, no file over 300 lines and no function over 60. A function still over
 // is named below; the list only shrinks: an entry that keeps the rules (or is gone) fails the test.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from '@jest/globals'
 import { measure, sourceFiles } from './code-size.js'
@@ -26,6 +28,31 @@ describe('src/ has no import cycle', () => {
 
   it('finds no cycle', () => {
     expect(findCycles(graph).map((cycle) => cycle.join(' -> '))).toEqual([])
+  })
+})
+
+/** The modules of gitops/ that know no Git host: the interface and the pure rules it names. */
+const HOST_NEUTRAL = ['src/gitops/host.ts', 'src/gitops/prune.ts', 'src/gitops/branch-guard.ts']
+const HOST_CLIENTS = /^(@octokit\/|@actions\/github$)/
+
+describe('src/steps/ knows the Git host only through gitops/host.ts (issue 22, point 3)', () => {
+  const graph = importGraph(ROOT, files)
+  const reached = new Set(files.filter((file) => file.startsWith('src/steps/')))
+  for (const file of reached) for (const target of graph.get(file) ?? []) reached.add(target)
+
+  it('reaches no GitHub adapter, directly or through another module', () => {
+    const gitops = [...reached].filter((file) => file.startsWith('src/gitops/')).sort()
+    expect(gitops.filter((file) => !HOST_NEUTRAL.includes(file))).toEqual([])
+    expect(gitops).toContain('src/gitops/host.ts')
+  })
+
+  it("imports no host's client library, not even a type", () => {
+    const named = [...reached].flatMap((file) =>
+      specifiersOf(file, readFileSync(join(ROOT, file), 'utf8'))
+        .filter((specifier) => HOST_CLIENTS.test(specifier))
+        .map((specifier) => `${file}: ${specifier}`)
+    )
+    expect(named).toEqual([])
   })
 })
 

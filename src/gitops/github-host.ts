@@ -39,6 +39,7 @@ export class GitHubHost implements GitHost {
   readonly name = 'GitHub'
   readonly repository: string
   readonly links: HostLinks
+  readonly tokenNeeds = { write: 'contents: write', pullRequests: 'pull-requests: write' }
 
   constructor(private readonly options: GitHubHostOptions) {
     this.repository = `${options.owner}/${options.repo}`

@@ -179,6 +179,8 @@ export interface GitHost {
   /** The repository, for messages: 'owner/repo'. */
   readonly repository: string
   readonly links: HostLinks
+  /** What gitops-token needs, in the host's words, for the advice of a failed write. */
+  readonly tokenNeeds: { write: string; pullRequests: string }
 
   /** Preflight: the repository, the branch ('' = the default), the token's rights and the rules. */
   inspect(branch: string, call: HostCall): Promise<GitOpsFacts>

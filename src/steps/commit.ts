@@ -181,7 +181,7 @@ function commitAdvice(host: GitHost, error: unknown): string[] {
   // A rate limit is not a permission problem (the error names the limit and when it ends).
   if (failure === 'rate-limited')
     return ["Start fewer gates at once (the matrix's max-parallel), or re-run after that time."]
-  return ['Check that gitops-token may write to the GitOps repository (contents: write).']
+  return [`Check that gitops-token may write to the GitOps repository (${host.tokenNeeds.write}).`]
 }
 
 function commitMessage(input: CommitInput, manifestPath: string): string {

@@ -76,7 +76,7 @@ export async function openGatePullRequest(
     if (context.signal.aborted) throw error
     return failed('pull-request', messageOf(error), {
       advice: [
-        'Check that gitops-token may open pull requests in the GitOps repository (pull-requests: write).'
+        `Check that gitops-token may open pull requests in the GitOps repository (${input.host.tokenNeeds.pullRequests}).`
       ]
     })
   }

@@ -65,6 +65,7 @@ export class MemoryGitHost implements GitHost {
   readonly name = 'the in-memory host'
   readonly repository: string
   readonly links: HostLinks
+  readonly tokenNeeds = { write: 'write access', pullRequests: 'pull request access' }
   readonly git: MemoryRepository
   readonly login: string
   readonly pulls: MemoryPull[] = []

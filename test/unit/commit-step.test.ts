@@ -76,7 +76,9 @@ describe('commit step, commit mode', () => {
     expect(result.ok).toBe(false)
     if (result.ok) return
     expect(result.failure.message).toBe('Branch main does not exist in acme/gitops.')
-    expect(result.failure.advice[0]).toContain('gitops-token may write')
+    expect(result.failure.advice).toEqual([
+      'Check that gitops-token may write to the GitOps repository (write access).'
+    ])
   })
 
   it('keep-tests: removes the oldest manifests of the template in the same commit', async () => {

@@ -67,6 +67,9 @@ describe('pull-request step', () => {
     if (result.ok) return
     expect(result.failure.kind).toBe('pull-request')
     expect(result.failure.message).toContain(`Branch ${GATE_BRANCH} does not exist`)
+    expect(result.failure.advice).toEqual([
+      'Check that gitops-token may open pull requests in the GitOps repository (pull request access).'
+    ])
   })
 })
 

@@ -1,7 +1,7 @@
 // The seam between the steps and the Git host of the GitOps repository (Kargo's pkg/gitprovider is
 // the model: one interface, one registered implementation per host). The steps see only this file
 // and the host-neutral rules (prune.ts, branch-guard.ts); GitHub implements it in github-host.ts,
-// the tests in memory (test/gitops-memory/host.ts). No type of a host's client appears here.
+// the tests in memory (test/gitops/memory/host.ts). No type of a host's client appears here.
 import type { GitOpsMode, MergeMethod, MergeStrategy } from '../settings/settings.js'
 import type { Clock } from '../timing/clock.js'
 import type { GateWrites } from './branch-guard.js'
@@ -198,9 +198,9 @@ export interface GitHost {
   commit(change: ChangeInput, call: HostCall): Promise<ChangeOutcome>
   /** Reuses the open pull request of head into base, or a merged one of the tip; else opens one. */
   openPullRequest(open: OpenInput, call: HostCall): Promise<HostPullRequest>
-  /** Throws ForeignChangeError (branch-guard.ts) when the head holds what the gate did not write. */
+  /** Throws ForeignChangeError (branch-guard.ts): the head holds what the gate did not write. */
   guardBranch(guard: GuardInput, call: HostCall): Promise<void>
-  /** As the strategy says: nothing (manual), the host's auto-merge (auto), a merge now (immediate). */
+  /** As the strategy says: nothing (manual), the host's auto-merge (auto), a merge (immediate). */
   requestMerge(merge: MergeInput, call: HostCall): Promise<MergeRequested>
   /** Until merged (the merge commit), closed without merge, the head moved, or the deadline. */
   waitForMerge(wait: WaitInput, call: HostCall): Promise<MergedPullRequest>

@@ -1,10 +1,10 @@
 // The GitHub adapter of the Git host interface (src/gitops/github-host.ts) on the GitHub sandbox
 // over real HTTP: the contract table that the in-memory host of the step tests keeps too
-// (test/gitops-memory/contract.ts), and the links.
+// (test/gitops/host-contract.ts), and the links.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { GitHubHost, gitHubLinks } from '../../src/gitops/github-host.js'
 import { createGitOpsOctokit } from '../../src/gitops/octokit.js'
-import { describeHostContract } from '../gitops-memory/contract.js'
+import { describeHostContract } from './host-contract.js'
 import { startGitHubSandbox, type GitHubSandbox } from '../sandbox/github/index.js'
 
 const OWNER = 'acme'

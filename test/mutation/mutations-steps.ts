@@ -1,11 +1,11 @@
 // Mutations of the commit and merge steps, caught by their in-process tests on the in-memory Git
-// host (test/gitops-memory/host.ts): the seam lets a step's decisions be mutated like a pure table.
+// host (test/gitops/memory/host.ts): the seam lets a step's decisions be mutated like a pure table.
 import { type MutatedModule, mutationsOf } from './mutation-types.js'
 
 export const STEP_MODULES: MutatedModule[] = [
   {
     name: 'commit step',
-    tests: ['test/unit/commit-step.test.ts'],
+    tests: ['test/unit/steps/commit.test.ts'],
     mutations: mutationsOf('src/steps/commit.ts', [
       [
         "if (failure === 'manifest-conflict')",
@@ -18,7 +18,7 @@ export const STEP_MODULES: MutatedModule[] = [
   },
   {
     name: 'merge step',
-    tests: ['test/unit/pull-request-step.test.ts'],
+    tests: ['test/unit/steps/pull-request.test.ts'],
     mutations: mutationsOf('src/steps/pull-request.ts', [
       ["asked = gitops.merge === 'auto'", 'asked = false', 'auto-merge is never turned off'],
       [

@@ -2,7 +2,7 @@
 // branches as names of commits, and the few graph reads a host needs (ancestry, the commits and the
 // diff since a merge base). No protocol: what GitHub's Git Data and compare APIs answer, in memory.
 import { createHash } from 'node:crypto'
-import { gitBlobSha } from '../sandbox/github/git-objects.js'
+import { gitBlobSha } from '../../sandbox/github/git-objects.js'
 
 export interface MemoryCommit {
   sha: string

@@ -1,10 +1,10 @@
-// The commit step in-process, on the in-memory Git host (test/gitops-memory/host.ts): a re-run
+// The commit step in-process, on the in-memory Git host (test/gitops/memory/host.ts): a re-run
 // changes nothing, a different spec is a conflict, a protected branch asks for pull-request mode,
 // keep-tests removes in the same commit, and a lost race is retried.
 import { describe, expect, it } from '@jest/globals'
-import { commitManifest } from '../../src/steps/commit.js'
-import { buildTestManifest, parseManifest, renderManifest } from '../../src/verdict/manifest.js'
-import { MemoryGitHost } from '../gitops-memory/host.js'
+import { commitManifest } from '../../../src/steps/commit.js'
+import { buildTestManifest, parseManifest, renderManifest } from '../../../src/verdict/manifest.js'
+import { MemoryGitHost } from '../../gitops/memory/host.js'
 import {
   commitInput,
   GATE_BRANCH,
@@ -12,7 +12,7 @@ import {
   MANIFEST_PATH,
   settingsFor,
   stepContext
-} from '../gitops-memory/step-world.js'
+} from './step-world.js'
 
 const manifestText = (version: string, timeoutSeconds = 900) =>
   renderManifest(

@@ -1,15 +1,15 @@
 // What a step test of the commit and pull-request steps needs in-process: valid Settings from the
 // action's inputs, a step context on a fake clock, and the in-memory Git host.
-import type { HostCall } from '../../src/gitops/host.js'
-import type { InputName, RunContext } from '../../src/settings/parse.js'
-import { parseInputs } from '../../src/settings/parse.js'
-import type { Settings } from '../../src/settings/settings.js'
-import type { CommitInput, Committed } from '../../src/steps/commit.js'
-import type { PullRequestInput } from '../../src/steps/pull-request.js'
-import type { StepContext } from '../../src/steps/step.js'
-import { recordingLog } from '../coder/helpers.js'
-import { FakeClock } from '../timing/fake-clock.js'
-import { MemoryGitHost } from './host.js'
+import type { HostCall } from '../../../src/gitops/host.js'
+import type { InputName, RunContext } from '../../../src/settings/parse.js'
+import { parseInputs } from '../../../src/settings/parse.js'
+import type { Settings } from '../../../src/settings/settings.js'
+import type { CommitInput, Committed } from '../../../src/steps/commit.js'
+import type { PullRequestInput } from '../../../src/steps/pull-request.js'
+import type { StepContext } from '../../../src/steps/step.js'
+import { recordingLog } from '../../coder/helpers.js'
+import { FakeClock } from '../../timing/fake-clock.js'
+import { MemoryGitHost } from '../../gitops/memory/host.js'
 
 const CONTEXT: RunContext = {
   eventName: 'push',

@@ -1,13 +1,13 @@
 // The Git host in memory (src/gitops/host.ts), so that the step tests run in-process. It keeps the
-// contract of the GitHub adapter (github-host.ts): test/gitops-memory/contract.ts runs the same
+// contract of the GitHub adapter (github-host.ts): test/gitops/host-contract.ts runs the same
 // cases against both, so this fake cannot drift. The pure rules are the real ones (prune.ts,
 // branch-guard.ts, pull-request-state.ts, race-backoff.ts); only the I/O is replaced.
-import { gitOpsProblems } from '../../src/gitops/access.js'
+import { gitOpsProblems } from '../../../src/gitops/access.js'
 import {
   describeForeign,
   ForeignChangeError,
   foreignChange
-} from '../../src/gitops/branch-guard.js'
+} from '../../../src/gitops/branch-guard.js'
 import type {
   ChangeInput,
   ChangeOutcome,
@@ -18,11 +18,11 @@ import type {
   HostLinks,
   HostPullRequest,
   MergedPullRequest
-} from '../../src/gitops/host.js'
-import { removalsAtHead } from '../../src/gitops/prune.js'
-import { mergedIsDone } from '../../src/gitops/pull-request-state.js'
-import { nextRaceAttempt } from '../../src/gitops/race-backoff.js'
-import type { MergeMethod } from '../../src/settings/settings.js'
+} from '../../../src/gitops/host.js'
+import { removalsAtHead } from '../../../src/gitops/prune.js'
+import { mergedIsDone } from '../../../src/gitops/pull-request-state.js'
+import { nextRaceAttempt } from '../../../src/gitops/race-backoff.js'
+import type { MergeMethod } from '../../../src/settings/settings.js'
 import { MemoryRepository } from './repository.js'
 
 /** The errors of this host: one class, the kind the steps tell apart (or none). */

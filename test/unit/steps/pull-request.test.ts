@@ -2,14 +2,14 @@
 // merge as pull-request-merge says, never merge a foreign change, and turn auto-merge off when no
 // run watches any more (a timeout, a foreign change, a cancel).
 import { describe, expect, it } from '@jest/globals'
-import type { MergeStrategy } from '../../src/settings/settings.js'
-import { commitManifest, type Committed } from '../../src/steps/commit.js'
+import type { MergeStrategy } from '../../../src/settings/settings.js'
+import { commitManifest, type Committed } from '../../../src/steps/commit.js'
 import {
   mergeGatePullRequest,
   type OpenedPullRequest,
   openGatePullRequest
-} from '../../src/steps/pull-request.js'
-import { MemoryGitHost } from '../gitops-memory/host.js'
+} from '../../../src/steps/pull-request.js'
+import { MemoryGitHost } from '../../gitops/memory/host.js'
 import {
   commitInput,
   GATE_BRANCH,
@@ -17,7 +17,7 @@ import {
   pullRequestInput,
   settingsFor,
   stepContext
-} from '../gitops-memory/step-world.js'
+} from './step-world.js'
 
 async function opened(host: MemoryGitHost, merge: MergeStrategy = 'immediate') {
   const settings = settingsFor({

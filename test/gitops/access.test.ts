@@ -1,7 +1,8 @@
 // inspectGitOpsRepository against the GitHub sandbox over real HTTP, through createGitOpsOctokit:
 // the repository, the branch, the token's write right, rulesets and classic protection.
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
-import { inspectGitOpsRepository, type GitOpsFacts } from '../../src/gitops/access.js'
+import { inspectGitOpsRepository } from '../../src/gitops/access.js'
+import type { GitOpsFacts } from '../../src/gitops/host.js'
 import { createGitOpsOctokit } from '../../src/gitops/octokit.js'
 import { DOCS, HttpFailure } from '../sandbox/github/errors.js'
 import { startGitHubSandbox, type GitHubSandbox } from '../sandbox/github/index.js'

@@ -14,6 +14,7 @@ import {
 } from '../../src/gitops/pull-request.js'
 import { startGitHubSandbox, type GitHubSandbox } from '../sandbox/github/index.js'
 import { FakeClock } from '../timing/fake-clock.js'
+import type { MergeMethod, MergeStrategy } from '../../src/settings/settings.js'
 
 const OWNER = 'acme'
 const BRANCH = 'coder-template-gate/docker-v2'
@@ -174,9 +175,9 @@ describe('openPullRequest', () => {
 function merge(
   repo: string,
   pr: { number: number; nodeId: string; headSha: string },
-  strategy: 'auto' | 'immediate' | 'manual',
+  strategy: MergeStrategy,
   options: {
-    method?: 'merge' | 'squash' | 'rebase'
+    method?: MergeMethod
     deadline?: number
     client?: ReturnType<typeof octokit>
     clock?: FakeClock

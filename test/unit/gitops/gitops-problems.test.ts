@@ -1,10 +1,7 @@
 // gitOpsProblems: what the run cannot do in the GitOps repository, each problem with its fix.
 import { describe, expect, it } from '@jest/globals'
-import {
-  type GitOpsExpectations,
-  type GitOpsFacts,
-  gitOpsProblems
-} from '../../../src/gitops/access.js'
+import { gitOpsProblems } from '../../../src/gitops/access.js'
+import type { GitOpsExpectations, GitOpsFacts } from '../../../src/gitops/host.js'
 
 const fine: GitOpsFacts = {
   repository: 'found',

@@ -70,7 +70,9 @@ export async function commitOnBranch(input: CommitOnBranchInput): Promise<Commit
       // The answer was lost, and the commit may have landed: the branch tells, never a blind resend.
       await clockOf(input).sleep(200 * attempt, input.signal)
       const since = await commitsSince(input)
-      const ours = since.find((c) => c.parent === input.expectedHead && c.message === input.message)
+      const ours = since.find(
+        (c) => c.parent === input.expectedHead && c.message.trim() === input.message.trim()
+      )
       if (ours) return { sha: ours.sha, url: ours.url }
       if (since.length > 0) throw new LostRace(`branch ${input.branch} moved`)
       // Still at the expected head: nothing was stored, send again (still compare-and-set).
@@ -124,7 +126,10 @@ function graphqlErrors(error: unknown): GraphqlError[] | undefined {
 async function refusal(input: CommitOnBranchInput, errors: GraphqlError[]): Promise<Error> {
   const decision = commitRefusal(errors)
   if (decision === 'lost-race') return new LostRace(`branch ${input.branch} moved`)
-  const said = errors.map((e) => `${e.type ?? 'ERROR'}: ${e.message}`).join('; ')
+  // GitHub's words, kept as data on one line.
+  const said = errors
+    .map((e) => `${e.type ?? 'ERROR'}: ${e.message.replace(/\s+/g, ' ').trim()}`)
+    .join('; ')
   if (decision === 'protected') return new RefusedByRules(said)
   const where = `branch ${input.branch} of ${input.owner}/${input.repo}`
   if (decision === 'access')

@@ -2,6 +2,9 @@
 // exist, may the token write, and do the branch's rules require a pull request. Read-only.
 // Rulesets and classic protection are read through different endpoints (action-ecosystem.md);
 // whatever cannot be read counts as "cannot tell", and the run goes on.
+// The commit is a GraphQL mutation (createCommitOnBranch), which needs the same `contents: write`
+// as the REST writes did (a GITHUB_TOKEN with it may commit so), so these reads still find what a
+// commit would lack; a GraphQL refusal of type FORBIDDEN names the permission (commit-on-branch.ts).
 import { type GitHubCall, githubError, requestOptions } from './github-call.js'
 import type { GitOpsExpectations, GitOpsFacts, GitOpsProblem } from './host.js'
 

@@ -91,13 +91,27 @@ function requestsOf(repo: string, method?: string) {
     (r) => r.path.startsWith(`/repos/${OWNER}/${repo}/`) && (!method || r.method === method)
   )
 }
-const refUpdates = (repo: string) =>
-  requestsOf(repo, 'PATCH').filter((r) => r.path.includes('/git/refs/'))
+/** The createCommitOnBranch mutations for `repo` (POST /graphql names the repository in its body). */
+const mutations = (repo: string) =>
+  sandbox.requests.filter(
+    (r) =>
+      r.method === 'POST' && r.path === '/graphql' && String(r.body).includes(`"${OWNER}/${repo}"`)
+  )
+/** Each mutation's answer: its HTTP status when not 200, else the first error's type or 'ok'. */
+const answers = (repo: string) =>
+  mutations(repo).map((r) => {
+    if (r.status !== 200) return r.status
+    const answer = JSON.parse(r.answer ?? '{}') as { errors?: Array<{ type?: string }> }
+    return answer.errors?.[0]?.type ?? 'ok'
+  })
+/** Content-creating requests for `repo`: its REST writes and its mutations. */
+const contentRequests = (repo: string) =>
+  requestsOf(repo).filter((r) => r.method !== 'GET').length + mutations(repo).length
 
-/** Runs `body` with `onRefUpdate` called before each ref PATCH of `repo` reaches its route. */
-async function duringRefUpdates(repo: string, onRefUpdate: () => void, body: () => Promise<void>) {
+/** Runs `body` with `onCommit` called before each GraphQL request reaches its route. */
+async function duringCommits(onCommit: () => void, body: () => Promise<void>) {
   const stop = sandbox.beforeRequest((method, path) => {
-    if (method === 'PATCH' && path.startsWith(`/repos/${OWNER}/${repo}/git/refs/`)) onRefUpdate()
+    if (method === 'POST' && path === '/graphql') onCommit()
   })
   await body().finally(() => stop())
 }
@@ -238,7 +252,7 @@ describe('commitChange', () => {
 
   it.each([
     ['a ruleset', 'Repository rule violations found'],
-    ['classic protection', 'Protected branch update failed for refs/heads/main']
+    ['classic protection', 'BRANCH_PROTECTION_RULE_VIOLATION']
   ])('%s requiring a pull request: BranchProtectedError at once, no retry', async (by, said) => {
     const repo = newRepo()
     if (by === 'a ruleset') sandbox.addRuleset(OWNER, repo, { requirePullRequest: true })
@@ -248,53 +262,97 @@ describe('commitChange', () => {
     expect(error).toBeInstanceOf(BranchProtectedError)
     expect((error as Error).message).toContain(said)
     expect((error as Error).message).toContain('gitops-mode: pull-request')
-    expect(refUpdates(repo).map((r) => r.status)).toEqual([422])
-    expect(requestsOf(repo, 'POST').filter((r) => r.path.endsWith('/git/commits'))).toHaveLength(1)
+    // One mutation, refused: a ruleset's refusal (no type of its own) is told by the branch's rules.
+    expect(answers(repo)).toEqual([by === 'a ruleset' ? 'UNPROCESSABLE' : said])
     expect(sandbox.branchHead(OWNER, repo, 'main')).toBe(head)
   })
 
-  it('a rule violation answered with 409 is protection too, not a race', async () => {
+  it("pull-request mode: a rule refusing the gate's branch, answered 409, is protection, not a race", async () => {
     const repo = newRepo()
     // guess: GitHub may send the ruleset text with 409 (it does on the contents API).
-    const refuse = () => {
-      throw new HttpFailure(409, 'Repository rule violations found\n\nx\n\n', DOCS.updateRef)
+    const stop = sandbox.beforeRequest((method, path) => {
+      if (method === 'POST' && path === `/repos/${OWNER}/${repo}/git/refs`)
+        throw new HttpFailure(409, 'Repository rule violations found\n\nx\n\n', DOCS.createRef)
+    })
+    try {
+      const error = await change(repo, { branch: 'gate', baseBranch: 'main' }).catch((e) => e)
+      expect(error).toBeInstanceOf(BranchProtectedError)
+      expect(requestsOf(repo, 'POST')).toHaveLength(1)
+      expect(mutations(repo)).toEqual([])
+    } finally {
+      stop()
     }
-    await duringRefUpdates(repo, refuse, async () => {
-      await expect(change(repo)).rejects.toBeInstanceOf(BranchProtectedError)
-      expect(refUpdates(repo)).toHaveLength(1)
+  })
+
+  it('a refusal of another type fails at once with what GitHub said, as data', async () => {
+    const repo = newRepo()
+    sandbox.createBranch(OWNER, repo, 'release')
+    // The branch is deleted between the gate's read and its commit: NOT_FOUND, not a race.
+    let deleted = 0
+    const remove = () => {
+      if (!deleted++) sandbox.deleteBranch(OWNER, repo, 'release')
+    }
+    await duringCommits(remove, async () => {
+      const error = (await change(repo, { branch: 'release', ...fakeClock().options }).catch(
+        (e: unknown) => e
+      )) as Error
+      expect(error).not.toBeInstanceOf(BranchProtectedError)
+      expect(error.message).toBe(
+        `GitHub refused the commit to branch release of ${OWNER}/${repo} (NOT_FOUND: Branch 'release' not found).`
+      )
+      expect(answers(repo)).toEqual(['NOT_FOUND'])
     })
   })
 
-  it('another writer moving the branch between the read and the ref update: re-read, retried', async () => {
+  it('a token that may not write fails at once, naming the permission', async () => {
+    const repo = newRepo()
+    const readOnly = `ghs_read_only_${repo}`
+    sandbox.addReadOnlyToken(readOnly)
+    const reader = getOctokit(readOnly, { baseUrl: sandbox.url })
+    await expect(change(repo, { octokit: reader })).rejects.toThrow(
+      `GitHub refused the commit to branch main of ${OWNER}/${repo} (FORBIDDEN: Resource not accessible by integration). gitops-token needs \`contents: write\` there.`
+    )
+    expect(answers(repo)).toEqual(['FORBIDDEN'])
+  })
+
+  it('another writer moving the branch before the commit: STALE_DATA, re-read, retried', async () => {
     const repo = newRepo()
     let raced = 0
     const race = () => {
       if (!raced++) sandbox.writeFile(OWNER, repo, 'main', 'other.txt', 'by someone else\n')
     }
-    await duringRefUpdates(repo, race, async () => {
+    await duringCommits(race, async () => {
       const outcome = await change(repo)
-      expect(outcome.status).toBe('created')
-      expect(refUpdates(repo).map((r) => r.status)).toEqual([422, 200])
+      expect(outcome).toMatchObject({ status: 'created', lostRaces: 1 })
+      expect(answers(repo)).toEqual(['STALE_DATA', 'ok'])
       const commits = sandbox.commits(OWNER, repo, 'main')
       expect(commits.at(-1)!.sha).toBe(outcome.commitSha)
       // Built again on top of the other writer's commit: both changes are kept.
       expect(commits.at(-2)!.message).toBe('Update other.txt')
       expect(sandbox.readFile(OWNER, repo, 'main', 'other.txt')).toBe('by someone else\n')
       expect(sandbox.readFile(OWNER, repo, 'main', PATH)).toBe(CONTENT)
+      // Each attempt pinned the head it was judged at.
+      const pinned = mutations(repo).map(
+        (r) => JSON.parse(String(r.body)).variables.input.expectedHeadOid
+      )
+      expect(pinned[1]).toBe(commits.at(-2)!.sha)
+      expect(pinned[0]).not.toBe(pinned[1])
     })
   })
 
-  it('lost races are retried past 5, with no real pause, until the deadline', async () => {
+  it('lost races are retried past 5, with no real pause, until the deadline; one content request each', async () => {
     const repo = newRepo()
     let n = 0
     const race = () => {
       if (n < 12) void sandbox.writeFile(OWNER, repo, 'main', 'other.txt', `write ${++n}\n`)
     }
     const clock = fakeClock()
-    await duringRefUpdates(repo, race, async () => {
+    await duringCommits(race, async () => {
       const outcome = await change(repo, { ...clock.options, deadline: 600_000 })
       expect(outcome).toMatchObject({ status: 'created', lostRaces: 12 })
-      expect(refUpdates(repo).map((r) => r.status)).toEqual([...Array(12).fill(422), 200])
+      expect(answers(repo)).toEqual([...Array(12).fill('STALE_DATA'), 'ok'])
+      // A lost race costs one content-creating request (the Git Data API took three).
+      expect(contentRequests(repo)).toBe(12 + 1)
       // Each attempt re-read the head: the last commit sits on the 12th write of the other writer.
       expect(sandbox.commits(OWNER, repo, 'main').at(-2)!.message).toBe('Update other.txt')
       expect(sandbox.readFile(OWNER, repo, 'main', 'other.txt')).toBe('write 12\n')
@@ -309,13 +367,14 @@ describe('commitChange', () => {
     let n = 0
     const race = () => void sandbox.writeFile(OWNER, repo, 'main', 'other.txt', `write ${++n}\n`)
     const clock = fakeClock()
-    await duringRefUpdates(repo, race, async () => {
+    await duringCommits(race, async () => {
       // Pauses 50, 100, 200 (t = 350); the 4th (400) would end past the deadline of 700.
       await expect(change(repo, { ...clock.options, deadline: 700 })).rejects.toThrow(
         `Branch main of ${OWNER}/${repo} kept moving while the gate committed to it (4 writes of others came first, until the deadline); run the job again.`
       )
-      expect(refUpdates(repo).map((r) => r.status)).toEqual([422, 422, 422, 422])
-      expect(refUpdates(repo).every((r) => !String(r.body).includes('"force":true'))).toBe(true)
+      expect(answers(repo)).toEqual(Array(4).fill('STALE_DATA'))
+      // Never a ref write: the only writes were the compare-and-set mutations.
+      expect(requestsOf(repo).filter((r) => r.method !== 'GET')).toEqual([])
       expect(sandbox.readFile(OWNER, repo, 'main', PATH)).toBeNull()
     })
   })
@@ -327,7 +386,7 @@ describe('commitChange', () => {
     const replace = () => {
       if (!raced++) sandbox.writeFile(OWNER, repo, 'main', old, 'someone else: 1\n')
     }
-    await duringRefUpdates(repo, replace, async () => {
+    await duringCommits(replace, async () => {
       const outcome = await change(repo, { deletions: [judged(old, 'old: 1\n')] })
       expect(outcome).toMatchObject({
         status: 'created',
@@ -358,45 +417,72 @@ describe('commitChange', () => {
     let n = 0
     const raceThenRefuse = () => {
       if (++n <= 2) return void sandbox.writeFile(OWNER, repo, 'main', 'other.txt', `w ${n}\n`)
-      throw new HttpFailure(
-        422,
-        'Protected branch update failed for refs/heads/main.',
-        DOCS.updateRef
-      )
+      if (n === 3) sandbox.protectBranch(OWNER, repo, 'main')
     }
     const clock = fakeClock()
-    await duringRefUpdates(repo, raceThenRefuse, async () => {
+    await duringCommits(raceThenRefuse, async () => {
       await expect(change(repo, clock.options)).rejects.toBeInstanceOf(BranchProtectedError)
-      expect(refUpdates(repo).map((r) => r.status)).toEqual([422, 422, 422])
+      expect(answers(repo)).toEqual([
+        'STALE_DATA',
+        'STALE_DATA',
+        'BRANCH_PROTECTION_RULE_VIOLATION'
+      ])
     })
   })
 
-  it('a ref update answered 502 after it was stored is not sent again: the branch tells', async () => {
+  it('a commit answered 502 after it was stored is not sent again: the branch tells', async () => {
     const repo = newRepo()
     const gitops = retrying()
-    sandbox.failAfterStoring(
-      1,
-      (method, path) => method === 'PATCH' && path.includes(`/${repo}/git/refs/`)
-    )
+    sandbox.failAfterStoring(1, (method, path) => method === 'POST' && path === '/graphql')
     const outcome = await change(repo, { octokit: gitops, ...fakeClock().options })
     expect(outcome).toMatchObject({ status: 'created', lostRaces: 0 })
     expect(outcome.commitSha).toBe(sandbox.branchHead(OWNER, repo, 'main'))
-    expect(refUpdates(repo).map((r) => r.status)).toEqual([502])
+    expect(outcome.commitUrl).toContain(`/${OWNER}/${repo}/commit/${outcome.commitSha}`)
+    expect(answers(repo)).toEqual([502])
+    expect(
+      sandbox.commits(OWNER, repo, 'main').filter((c) => c.sha === outcome.commitSha)
+    ).toHaveLength(1)
   })
 
-  it('a ref update answered 502 before it was stored is sent again, still compare-and-set', async () => {
+  it('a commit answered 502 before it was stored is sent again, still compare-and-set', async () => {
     const repo = newRepo()
     const gitops = retrying()
     let failed = 0
     const fail = () => {
       if (!failed++) throw new HttpFailure(502, 'Server Error', DOCS.rest)
     }
-    await duringRefUpdates(repo, fail, async () => {
+    await duringCommits(fail, async () => {
       const outcome = await change(repo, { octokit: gitops, ...fakeClock().options })
       expect(outcome).toMatchObject({ status: 'created', lostRaces: 0 })
-      expect(refUpdates(repo).map((r) => r.status)).toEqual([502, 200])
+      expect(answers(repo)).toEqual([502, 'ok'])
+      const pinned = mutations(repo).map(
+        (r) => JSON.parse(String(r.body)).variables.input.expectedHeadOid
+      )
+      expect(pinned[0]).toBe(pinned[1])
       expect(sandbox.commits(OWNER, repo, 'main').at(-1)!.sha).toBe(outcome.commitSha)
     })
+  })
+
+  it('a lost answer while another writer moved the branch is a lost race, built again', async () => {
+    const repo = newRepo()
+    const gitops = retrying()
+    let n = 0
+    const failThenRace = () => {
+      n += 1
+      if (n === 1) throw new HttpFailure(502, 'Server Error', DOCS.rest)
+      if (n === 2) void sandbox.writeFile(OWNER, repo, 'main', 'other.txt', 'w\n')
+    }
+    // The other writer lands during the gate's pause after the lost answer (before its compare).
+    const stop = sandbox.beforeRequest((method, path) => {
+      if (method === 'GET' && path.includes(`/${repo}/compare/`)) failThenRace()
+    })
+    await duringCommits(failThenRace, async () => {
+      const outcome = await change(repo, { octokit: gitops, ...fakeClock().options })
+      expect(outcome).toMatchObject({ status: 'created', lostRaces: 1 })
+      expect(answers(repo)).toEqual([502, 'ok'])
+      expect(sandbox.readFile(OWNER, repo, 'main', 'other.txt')).toBe('w\n')
+      expect(sandbox.readFile(OWNER, repo, 'main', PATH)).toBe(CONTENT)
+    }).finally(() => stop())
   })
 
   it('a new branch whose create was answered 502 after it was stored counts as created', async () => {
@@ -443,8 +529,10 @@ describe('commitChange', () => {
     // One commit each on a linear history: every lost race was built again on the new head.
     expect(sandbox.commits(OWNER, repo, 'main')).toHaveLength(1 + writers.length)
     const lost = outcomes.reduce((sum, o) => sum + o.lostRaces, 0)
-    expect(lost).toBe(refUpdates(repo).filter((r) => r.status === 422).length)
-    expect(refUpdates(repo).every((r) => !String(r.body).includes('"force":true'))).toBe(true)
+    expect(lost).toBe(answers(repo).filter((a) => a === 'STALE_DATA').length)
+    // One content-creating request per attempt: a lost race costs one, never a ref write.
+    expect(contentRequests(repo)).toBe(writers.length + lost)
+    expect(requestsOf(repo).filter((r) => r.method !== 'GET')).toEqual([])
   })
 
   it('a request with no answer fails after requestTimeoutMs; a cancel stays the cancel', async () => {

@@ -7,6 +7,7 @@ import { actionsLog } from './log.js'
 import { buildReport } from './report/build.js'
 import { publishReport } from './report/publish.js'
 import type { RunReport } from './report/report.js'
+import { reportWriters } from './report-writers.js'
 import { commitManifest } from './steps/commit.js'
 import { validateInputs } from './steps/inputs.js'
 import { Journal } from './steps/journal.js'
@@ -132,6 +133,6 @@ async function finish(
     runId: env.GITHUB_RUN_ID,
     runAttempt: env.GITHUB_RUN_ATTEMPT
   })
-  await publishReport(report, gate, env)
+  await publishReport(report, reportWriters(gate?.settings ?? null, env))
   return report
 }

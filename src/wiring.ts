@@ -33,8 +33,8 @@ export class Gate {
   }
 
   preflight(): PreflightInput {
-    const { coder, octokit } = this.clients
-    return { settings: this.settings, coder, octokit, kc: this.kc }
+    const { coder, host } = this.clients
+    return { settings: this.settings, coder, host, kc: this.kc }
   }
 
   push(preflight: Preflight): PushInput {
@@ -48,14 +48,14 @@ export class Gate {
   }
 
   commit(preflight: Preflight, pushed: Pushed): CommitInput {
-    const { octokit } = this.clients
+    const { host } = this.clients
     const versionCreatedAt = pushed.versionCreatedAt ?? {}
-    return { settings: this.settings, preflight, pushed, octokit, versionCreatedAt }
+    return { settings: this.settings, preflight, pushed, host, versionCreatedAt }
   }
 
   pullRequest(preflight: Preflight, pushed: Pushed, committed: Committed): PullRequestInput {
     const { gitops, test, runUrl } = this.settings
-    return { gitops, test, preflight, pushed, committed, runUrl, octokit: this.clients.octokit }
+    return { gitops, test, preflight, pushed, committed, runUrl, host: this.clients.host }
   }
 
   wait(
@@ -89,8 +89,8 @@ export class Gate {
 
   /** mode: promote. */
   locate(preflight: Preflight): LocateInput {
-    const { coder, octokit } = this.clients
-    return { settings: this.settings, preflight, coder, octokit }
+    const { coder, host } = this.clients
+    return { settings: this.settings, preflight, coder, host }
   }
 
   /** mode: promote: the guard starts from expected-active-version-id or this job's start. */

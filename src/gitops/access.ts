@@ -2,28 +2,11 @@
 // exist, may the token write, and do the branch's rules require a pull request. Read-only.
 // Rulesets and classic protection are read through different endpoints (action-ecosystem.md);
 // whatever cannot be read counts as "cannot tell", and the run goes on.
-import type { GitOpsMode } from '../settings/settings.js'
+// The commit is a GraphQL mutation (createCommitOnBranch), which needs the same `contents: write`
+// as the REST writes did (a GITHUB_TOKEN with it may commit so), so these reads still find what a
+// commit would lack; a GraphQL refusal of type FORBIDDEN names the permission (commit-on-branch.ts).
 import { type GitHubCall, githubError, requestOptions } from './github-call.js'
-
-export interface GitOpsFacts {
-  /** 'missing': 404, which GitHub also answers for a repository the token may not see. */
-  repository: 'found' | 'missing' | 'bad-token' | 'forbidden'
-  /** The branch asked for, or the repository's default branch. */
-  branch: string
-  branchExists: boolean
-  /** From the repository's `permissions` field; null when GitHub did not say (app tokens). */
-  canWrite: boolean | null
-  /** Where a pull request is required: 'a ruleset', 'classic branch protection'; null: not known. */
-  pullRequestRequiredBy: string | null
-  /** false when a read failed: we cannot tell whether a pull request is required. */
-  rulesKnown: boolean
-  allowAutoMerge: boolean | null
-}
-
-export interface GitOpsProblem {
-  problem: string
-  fix: string
-}
+import type { GitOpsExpectations, GitOpsFacts, GitOpsProblem } from './host.js'
 
 export async function inspectGitOpsRepository(
   input: GitHubCall & { branch: string }
@@ -136,14 +119,6 @@ function answeredStatus(error: unknown, input: GitHubCall): number | undefined {
   if (input.signal?.aborted) throw input.signal.reason
   const answer = githubError(error)
   return answer?.answered ? answer.status : undefined
-}
-
-export interface GitOpsExpectations {
-  owner: string
-  repo: string
-  mode: GitOpsMode
-  /** pull-request-merge; 'auto' needs the repository to allow auto-merge. */
-  merge: 'auto' | 'immediate' | 'manual'
 }
 
 /** What the run cannot do in this repository, each with the fix. Pure. */

@@ -1,11 +1,13 @@
-// The GitOps change as ONE commit through the Git Data API (ref -> commit -> tree with base_tree ->
-// commit -> fast-forward ref update): the manifest, plus the deletions of keep-tests. Create only:
-// the test spec is immutable, so a manifest present with another spec is a conflict. Identical
-// content and nothing to delete make no commit, so a re-run changes nothing.
+// The GitOps change as ONE commit: the manifest, plus the deletions of keep-tests, through GraphQL
+// createCommitOnBranch (commit-on-branch.ts: one content-creating request per attempt, pinned to
+// the head the change was judged at). Create only: the test spec is immutable, so a manifest
+// present with another spec is a conflict. Identical content and nothing to delete make no commit,
+// so a re-run changes nothing. Pull-request mode first creates its branch at the base's head (REST).
 import { clockOf, type GitHubCall, githubCall, githubError, requestOptions } from './github-call.js'
 import { type DroppedRemoval, type JudgedRemoval, removalsAtHead } from './prune.js'
 import { nextRaceAttempt } from './race-backoff.js'
 import { readBlobAt } from './read-file.js'
+import { commitOnBranch, LostRace, RefusedByRules } from './commit-on-branch.js'
 import { CHECKED_WRITE_ATTEMPTS, mayHaveStored, withoutBlindRetry } from './resend.js'
 
 const TOKEN = { input: 'gitops-token', needs: '`contents: write`' }
@@ -68,10 +70,10 @@ export async function commitChange(input: CommitChangeInput): Promise<CommitOutc
     try {
       return { ...(await commitOnce(input, branch)), lostRaces }
     } catch (error) {
-      if (!(error instanceof ConcurrentWrite)) throw error
+      if (!(error instanceof LostRace)) throw error
       lostRaces += 1
       // Another writer moved the branch: pause, re-read the head and build the commit again.
-      // Never forced; a protection refusal is not a ConcurrentWrite and fails at once.
+      // Never forced; a protection refusal is not a LostRace and fails at once.
       const wait = nextRaceAttempt(lostRaces, input.random?.(), clock.now(), deadline)
       if (wait === null) throw keptMoving(input, branch, lostRaces)
       // A cancel during the pause rejects with the signal's reason, as everywhere else.
@@ -81,8 +83,6 @@ export async function commitChange(input: CommitChangeInput): Promise<CommitOutc
 }
 
 const DEFAULT_RACE_WINDOW_MS = 600_000
-
-class ConcurrentWrite extends Error {}
 
 function keptMoving(input: CommitChangeInput, branch: string, lostRaces: number): Error {
   return new Error(
@@ -118,60 +118,29 @@ async function commitOnce(
   for (const { path } of input.deletions)
     atHead.set(path, (await readBlobAt({ ...input, ref: head, path }))?.sha ?? null)
   const { remove, dropped } = removalsAtHead(input.deletions, atHead)
-  if (existing !== undefined && remove.length === 0) {
-    if (creating) await writeRef(input, branch, head, null)
+  if (creating) await createBranch(input, branch, head)
+  if (existing !== undefined && remove.length === 0)
     return { status: 'unchanged', commitSha: '', commitUrl: '', branch, deleted: [], dropped }
-  }
-  const commit = await writeCommit(input, head, existing === undefined, remove)
-  await writeRef(input, branch, commit.sha, creating ? null : head)
+  const commit = await commitOnBranch({
+    ...input,
+    branch,
+    expectedHead: head,
+    message: input.message,
+    additions: existing === undefined ? [input.manifest] : [],
+    deletions: remove
+  }).catch((error: unknown) => {
+    if (error instanceof RefusedByRules)
+      throw new BranchProtectedError(repository, branch, error.message)
+    throw error
+  })
   return {
     status: 'created',
     commitSha: commit.sha,
-    commitUrl: commit.html_url,
+    commitUrl: commit.url,
     branch,
     deleted: remove,
     dropped
   }
-}
-
-/** The tree (the manifest when new, the deletions) on top of `head`, and its commit. */
-async function writeCommit(
-  input: CommitChangeInput,
-  head: string,
-  withManifest: boolean,
-  present: string[]
-): Promise<{ sha: string; html_url: string }> {
-  const { octokit, owner, repo } = input
-  const { data: parent } = await githubCall(input, TOKEN, 'reading the branch head', (request) =>
-    octokit.rest.git.getCommit({ owner, repo, commit_sha: head, request })
-  )
-  const tree = [
-    ...(withManifest
-      ? [
-          {
-            path: input.manifest.path,
-            mode: '100644' as const,
-            type: 'blob' as const,
-            content: input.manifest.content
-          }
-        ]
-      : []),
-    ...present.map((path) => ({ path, mode: '100644' as const, type: 'blob' as const, sha: null }))
-  ]
-  const { data: newTree } = await githubCall(input, TOKEN, 'writing the tree', (request) =>
-    octokit.rest.git.createTree({ owner, repo, base_tree: parent.tree.sha, tree, request })
-  )
-  const { data: commit } = await githubCall(input, TOKEN, 'writing the commit', (request) =>
-    octokit.rest.git.createCommit({
-      owner,
-      repo,
-      message: input.message,
-      tree: newTree.sha,
-      parents: [head],
-      request
-    })
-  )
-  return commit
 }
 
 async function headOf(input: CommitChangeInput, branch: string): Promise<string | null> {
@@ -190,49 +159,26 @@ async function headOf(input: CommitChangeInput, branch: string): Promise<string 
 }
 
 /**
- * Moves (from = its head) or creates (from = null) the branch, never forced. The retry plugin's blind
- * re-send is off: after a lost answer the branch itself tells whether the write happened.
+ * Creates the branch at `sha` (pull-request mode), never forced. The retry plugin's blind re-send
+ * is off: after a lost answer the branch itself tells whether the write happened.
  */
-async function writeRef(
-  input: CommitChangeInput,
-  branch: string,
-  sha: string,
-  from: string | null
-): Promise<void> {
+async function createBranch(input: CommitChangeInput, branch: string, sha: string): Promise<void> {
+  const { octokit, owner, repo } = input
   for (let attempt = 1; ; attempt++) {
     try {
-      return await sendRef(input, branch, sha, from)
+      const request = withoutBlindRetry(requestOptions(input))
+      await octokit.rest.git.createRef({ owner, repo, ref: `refs/heads/${branch}`, sha, request })
+      return
     } catch (error) {
       if (input.signal?.aborted || attempt >= CHECKED_WRITE_ATTEMPTS || !mayHaveStored(error))
         return refused(input, branch, error)
       await clockOf(input).sleep(200 * attempt, input.signal)
       const now = await headOf(input, branch)
       if (now === sha) return
-      // Moved by another writer: a lost race. Still at `from`: the write did not happen, send again.
-      if (now !== from) throw new ConcurrentWrite(`branch ${branch} moved`)
+      // Made by another writer: a lost race. Still absent: the write did not happen, send again.
+      if (now !== null) throw new LostRace(`branch ${branch} was created by another writer`)
     }
   }
-}
-
-async function sendRef(
-  input: CommitChangeInput,
-  branch: string,
-  sha: string,
-  from: string | null
-): Promise<void> {
-  const { octokit, owner, repo } = input
-  const request = withoutBlindRetry(requestOptions(input))
-  if (from === null)
-    await octokit.rest.git.createRef({ owner, repo, ref: `refs/heads/${branch}`, sha, request })
-  else
-    await octokit.rest.git.updateRef({
-      owner,
-      repo,
-      ref: `heads/${branch}`,
-      sha,
-      force: false,
-      request
-    })
 }
 
 async function refused(input: CommitChangeInput, branch: string, error: unknown): Promise<never> {
@@ -240,9 +186,8 @@ async function refused(input: CommitChangeInput, branch: string, error: unknown)
   // Protection first: its texts may come with 409 too, which must not be retried as a race.
   if (answer && isProtection(answer.status, answer.message))
     throw new BranchProtectedError(`${input.owner}/${input.repo}`, branch, answer.message)
-  if (answer && isConcurrentWrite(answer.status, answer.message))
-    throw new ConcurrentWrite(answer.message)
-  return githubCall(input, TOKEN, `updating branch ${branch}`, () => Promise.reject(error))
+  if (answer && isConcurrentWrite(answer.status, answer.message)) throw new LostRace(answer.message)
+  return githubCall(input, TOKEN, `creating branch ${branch}`, () => Promise.reject(error))
 }
 
 /**

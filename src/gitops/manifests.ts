@@ -2,6 +2,7 @@
 // keep-tests chooses from. The folder's own tree is read (one non-recursive read per path segment),
 // not the whole repository's, and a listing that was cut is said, never silent.
 import { type GitHubCall, githubCall, repoOf } from './github-call.js'
+import type { ManifestListing } from './host.js'
 
 const TOKEN = { input: 'gitops-token', needs: '`contents: read`' }
 /** More files than this in the folder: only the first ones are considered (and said so). */
@@ -12,18 +13,7 @@ export interface ManifestFilesInput extends GitHubCall {
   folder: string
 }
 
-export interface ManifestFile {
-  path: string
-  content: string
-  /** The blob SHA the content was read from. */
-  sha: string
-}
-
-export interface ManifestListing {
-  files: ManifestFile[]
-  /** Why the listing is not complete (GitHub cut the tree, or more than MAX_MANIFEST_FILES); '' when whole. */
-  cut: string
-}
+export type { ManifestFile, ManifestListing } from './host.js'
 
 type TreeEntry = { path?: string; type?: string; sha?: string }
 

@@ -23,6 +23,7 @@ import {
   MergeTimeoutError,
   pullRequestState
 } from './pull-request-state.js'
+import type { MergeRequested } from './host.js'
 import { closedError, GITOPS_TOKEN, MAX_PAUSE_MS, type PullJson } from './wait-for-merge.js'
 
 export interface RequestMergeInput extends GitHubCall {
@@ -36,8 +37,7 @@ export interface RequestMergeInput extends GitHubCall {
   pollMs?: number
 }
 
-export type MergeRequested =
-  { kind: 'manual' } | { kind: 'auto-merge-enabled' } | { kind: 'merged'; mergeCommitSha: string }
+export type { MergeRequested } from './host.js'
 
 const ENABLE_AUTO_MERGE = `mutation EnableAutoMerge($input: EnablePullRequestAutoMergeInput!) {
   enablePullRequestAutoMerge(input: $input) { pullRequest { number } }

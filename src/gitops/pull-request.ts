@@ -9,6 +9,7 @@ import {
   requestOptions,
   userError
 } from './github-call.js'
+import type { HostPullRequest, OpenInput } from './host.js'
 import type { GitOpsOctokit } from './octokit.js'
 import { mergedIsDone, pullRequestState } from './pull-request-state.js'
 import { GITOPS_TOKEN, type PullJson } from './wait-for-merge.js'
@@ -28,35 +29,14 @@ export {
   type WaitForMergeInput
 } from './wait-for-merge.js'
 
-export interface OpenPullRequestInput extends GitHubCall {
-  head: string
-  base: string
-  title: string
-  body: string
-  labels: string[]
-  /** false: gitops-branch no longer holds the manifest, so a merged pull request is not done. */
-  manifestOnBase?: boolean
-}
-
-export interface OpenedPullRequest {
-  number: number
-  url: string
-  nodeId: string
-  headSha: string
-  /** Who opened it: the account the gate writes as, when the gate opened it. */
-  author: string | null
-  state: 'open' | 'closed'
-  merged: boolean
-  /** An existing pull request: open, or already merged. */
-  reused: boolean
-}
+export interface OpenPullRequestInput extends GitHubCall, OpenInput {}
 
 type PullListItem = Awaited<ReturnType<GitOpsOctokit['rest']['pulls']['list']>>['data'][number]
 
 // ---- opening ----
 
 /** Reuses the open pull request of head into base, or a merged one of the branch's tip; else opens one. */
-export async function openPullRequest(input: OpenPullRequestInput): Promise<OpenedPullRequest> {
+export async function openPullRequest(input: OpenPullRequestInput): Promise<HostPullRequest> {
   const tipSha = await branchTip(input)
   const existing = await findPullRequest(input, tipSha)
   if (existing) return withLabels(input, existing)
@@ -103,7 +83,7 @@ async function branchTip(input: OpenPullRequestInput): Promise<string> {
 }
 
 interface Found {
-  pullRequest: OpenedPullRequest
+  pullRequest: HostPullRequest
   /** Its labels, lower case. */
   labels: string[]
 }
@@ -151,7 +131,7 @@ function found(pr: PullListItem | PullJson, reused: boolean): Found {
 }
 
 /** Adds the labels an open pull request lacks; POST .../labels keeps the ones it has. */
-async function withLabels(input: OpenPullRequestInput, found: Found): Promise<OpenedPullRequest> {
+async function withLabels(input: OpenPullRequestInput, found: Found): Promise<HostPullRequest> {
   const { pullRequest } = found
   const missing = input.labels.filter((label) => !found.labels.includes(label.toLowerCase()))
   if (pullRequest.state !== 'open' || missing.length === 0) return pullRequest

@@ -12,6 +12,7 @@ import {
   type TokenAdvice,
   userError
 } from './github-call.js'
+import type { MergedPullRequest } from './host.js'
 import type { GitOpsOctokit } from './octokit.js'
 import {
   ClosedWithoutMergeError,
@@ -50,14 +51,7 @@ export interface WaitForMergeInput extends GitHubCall {
   expectedHeadSha?: string
 }
 
-export interface MergedPullRequest {
-  number: number
-  url: string
-  mergeCommitSha: string
-  mergedBy: string | null
-  /** The head GitHub merged. */
-  headSha: string
-}
+export type { MergedPullRequest } from './host.js'
 
 export const MAX_PAUSE_MS = 30000
 

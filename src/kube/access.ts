@@ -1,6 +1,6 @@
 // The preflight's Kubernetes access check: one SelfSubjectAccessReview per verb the run needs
 // (authorization.k8s.io/v1; any authenticated identity may create one). A denied verb names the
-// rule of config/rbac/gate-role.yaml that grants it; test/unit/kube-access.test.ts keeps the two
+// rule of config/rbac/gate-role.yaml that grants it; test/unit/kube/kube-access.test.ts keeps the two
 // equal.
 import type { KubeConfig } from '@kubernetes/client-node'
 import { AGGREGATION_GROUP, TEST_GROUP, TEST_PLURAL } from './objects.js'

@@ -21,15 +21,16 @@ export interface Annotation {
 /** The error annotation of a failed run (not of invalid inputs, which get one per input). Pure. */
 export function errorAnnotation(report: RunReport): Annotation {
   const title = headline(report)
-  const problems = report.problems.map((line) => `• ${oneLine(line)}`)
-  const advice = report.advice.map((line) => `→ ${oneLine(line)}`)
+  const { error, problems: reasons = [], advice: next = [] } = report.failure ?? {}
+  const problems = reasons.map((line) => `• ${oneLine(line)}`)
+  const advice = next.map((line) => `→ ${oneLine(line)}`)
   const adviceShown = Math.min(
     advice.length,
     Math.max(ADVICE_SLOTS, MAX_REASON_LINES - problems.length)
   )
   const problemsShown = Math.min(problems.length, MAX_REASON_LINES - adviceShown)
   const lines = [
-    oneLine(report.error || title),
+    oneLine(error || title),
     ...problems.slice(0, problemsShown),
     ...advice.slice(0, adviceShown)
   ]

@@ -1,7 +1,7 @@
 // The pull-request comment (comment-on-pr): the outcome, the version, the test result, the run and
 // what to do next, in Markdown. Every text from another system is escaped for Markdown and HTML:
 // GitHub renders comments, so a status message must not become a link, a mention or markup.
-import type { RunReport } from './report.js'
+import type { GitOpsPart, RunReport, TestPart, VersionPart } from './report.js'
 import { headline } from './summary.js'
 import { ganttChart } from './gantt.js'
 import { tidyFacts } from './tidy-facts.js'
@@ -64,45 +64,41 @@ export function markdownLink(url: string, label: string): string {
   return `[${escapeMarkdown(label)}](${target})`
 }
 
-function versionText(name: string, id: string, url: string): string {
+function versionText(version: VersionPart | undefined): string {
+  const { name, id, url } = version ?? {}
   if (!name && !id) return ''
-  const label = name && id ? `${name} (${id})` : name || id
+  const label = name && id ? `${name} (${id})` : name || id || ''
   return url ? markdownLink(url, label) : escapeMarkdown(label)
 }
 
-function testResult(report: RunReport): string {
-  const state = [report.phase, report.reason].filter(Boolean).join(' / ')
-  const text = [state, report.message].filter(Boolean).join(': ')
+function testResult(test: TestPart): string {
+  const state = [test.phase, test.reason].filter(Boolean).join(' / ')
+  const text = [state, test.message].filter(Boolean).join(': ')
   return escapeMarkdown(text, 300)
 }
 
+function gitopsLink(gitops: GitOpsPart): string {
+  if (gitops.pullRequest?.url)
+    return markdownLink(gitops.pullRequest.url, `pull request #${gitops.pullRequest.number}`)
+  const landed = gitops.landed
+  return landed?.url ? markdownLink(landed.url, `commit ${landed.sha.slice(0, 7)}`) : ''
+}
+
 function factRows(report: RunReport): [string, string][] {
+  const { template, test, run } = report
   return [
-    ['Template', escapeMarkdown([report.organization, report.template].filter(Boolean).join('.'))],
-    ['Version', versionText(report.versionName, report.versionId, report.versionUrl)],
-    ['Test', escapeMarkdown([report.namespace, report.testName].filter(Boolean).join('/'))],
-    ['Test result', testResult(report)],
-    ['Promotion', escapeMarkdown(report.promotionResult)],
-    [
-      'Active version',
-      versionText(report.activeVersionName, report.activeVersionId, report.activeVersionUrl)
-    ],
-    [
-      'GitOps',
-      report.pullRequestUrl
-        ? markdownLink(report.pullRequestUrl, `pull request #${report.pullRequestNumber}`)
-        : report.commitUrl
-          ? markdownLink(report.commitUrl, `commit ${report.commitSha.slice(0, 7)}`)
-          : ''
-    ],
+    ['Template', escapeMarkdown([template.organization, template.name].filter(Boolean).join('.'))],
+    ['Version', versionText(template.version)],
+    ['Test', escapeMarkdown([test.namespace, test.name].filter(Boolean).join('/'))],
+    ['Test result', testResult(test)],
+    ['Promotion', escapeMarkdown(report.promotion.result ?? '')],
+    ['Active version', versionText(template.active)],
+    ['GitOps', gitopsLink(report.gitops)],
     ...tidyFacts(report).map(([what, items]): [string, string] => [
       what,
       items.map((item) => escapeMarkdown(item)).join('<br>')
     ]),
-    [
-      'Workflow run',
-      report.runUrl ? markdownLink(report.runUrl, report.runLabel || 'this run') : ''
-    ]
+    ['Workflow run', run.url ? markdownLink(run.url, run.label || 'this run') : '']
   ]
 }
 
@@ -112,23 +108,25 @@ function bullets(title: string, items: string[]): string[] {
 }
 
 export function renderComment(report: RunReport): string {
+  const { error, problems = [], advice = [], troubleshooting } = report.failure ?? {}
   const lines = [`### ${escapeMarkdown(headline(report))}`, '']
-  if (report.error) lines.push(escapeMarkdown(report.error), '')
-  for (const problem of report.problems) lines.push(`- ${escapeMarkdown(problem)}`)
-  if (report.problems.length > 0) lines.push('')
+  if (error) lines.push(escapeMarkdown(error), '')
+  for (const problem of problems) lines.push(`- ${escapeMarkdown(problem)}`)
+  if (problems.length > 0) lines.push('')
   lines.push('| | |', '|---|---|')
   for (const [name, value] of factRows(report)) if (value) lines.push(`| ${name} | ${value} |`)
   lines.push('')
-  const chart = ganttChart(report, report.controllerClock, report.startedAt)
+  const chart = ganttChart(report, report.test.clock ?? null, report.startedAt)
   if (chart) lines.push(chart, '')
-  lines.push(...bullets('What to do next', report.advice))
+  lines.push(...bullets('What to do next', advice))
   lines.push(...bullets('What stays behind', report.leftBehind))
-  if (report.inspectCommand && report.testExists) {
+  const { inspectCommand, exists } = report.test
+  if (inspectCommand && exists) {
     // A code span cannot hold markup; a backtick in the command would end it, so it is dropped.
-    lines.push(`Look at the test: \`${report.inspectCommand.replace(/[`\r\n]/g, '')}\``, '')
+    lines.push(`Look at the test: \`${inspectCommand.replace(/[`\r\n]/g, '')}\``, '')
   }
-  if (report.troubleshootingUrl) {
-    lines.push(markdownLink(report.troubleshootingUrl, 'Troubleshooting this failure'), '')
+  if (troubleshooting?.url) {
+    lines.push(markdownLink(troubleshooting.url, 'Troubleshooting this failure'), '')
   }
   return lines.join('\n').trimEnd()
 }

@@ -1,21 +1,22 @@
 // The end of the log: the outcome, what to do next, what stays behind and the facts to act on, in a
 // few plain lines, for readers of the raw log (and of `npm run local`). Text from other systems is
 // written through the safe logger (src/log.ts): never a workflow command.
-import type { RunReport } from './report.js'
+import type { RunReport, VersionPart } from './report.js'
 import { isSuccess } from './report.js'
 import { headline } from './summary.js'
 
 export function epilogueLines(report: RunReport): string[] {
+  const { error, problems = [], advice = [], troubleshooting } = report.failure ?? {}
   const lines = [`${headline(report)}`]
-  if (report.error) lines.push(report.error)
-  for (const problem of report.problems) lines.push(`  - ${problem}`)
+  if (error) lines.push(error)
+  for (const problem of problems) lines.push(`  - ${problem}`)
   for (const warning of report.warnings) lines.push(`Warning: ${warning}`)
-  if (report.advice.length > 0) {
+  if (advice.length > 0) {
     lines.push('What to do next:')
-    for (const advice of report.advice) lines.push(`  - ${advice}`)
+    for (const line of advice) lines.push(`  - ${line}`)
   }
-  const troubleshooting = report.troubleshootingUrl || report.troubleshootingRef
-  if (troubleshooting) lines.push(`Troubleshooting: ${troubleshooting}`)
+  const where = troubleshooting?.url || troubleshooting?.ref
+  if (where) lines.push(`Troubleshooting: ${where}`)
   if (report.leftBehind.length > 0) {
     lines.push('What stays behind:')
     for (const item of report.leftBehind) lines.push(`  - ${item}`)
@@ -26,40 +27,28 @@ export function epilogueLines(report: RunReport): string[] {
 /** One line per fact that is known; names beside IDs, links as plain URLs. */
 function factLines(report: RunReport): string[] {
   const failed = !isSuccess(report.outcome)
+  const { template, test, gitops } = report
+  const workspace = test.workspace
   const facts: [string, string][] = [
-    [
-      report.versionId ? 'Tested version' : 'Version',
-      version(report.versionName, report.versionId, report.versionUrl)
-    ],
+    [template.version.id ? 'Tested version' : 'Version', versionText(template.version)],
     [
       'Test workspace',
-      report.workspaceName
-        ? `${report.workspaceName}${report.workspaceOwnerId ? ` (owner ${report.workspaceOwnerId})` : ''}`
+      workspace
+        ? `${workspace.name}${workspace.ownerId ? ` (owner ${workspace.ownerId})` : ''}`
         : ''
     ],
-    [
-      'Previous active version',
-      failed
-        ? version(
-            report.previousActiveVersionName,
-            report.previousActiveVersionId,
-            report.previousActiveVersionUrl
-          )
-        : ''
-    ],
-    [
-      'Active version now',
-      version(report.activeVersionName, report.activeVersionId, report.activeVersionUrl)
-    ],
-    ['GitOps commit', report.commitUrl || report.commitSha],
-    ['Pull request', report.pullRequestUrl],
-    ['Inspect the test', failed && report.testExists ? report.inspectCommand : ''],
-    ['Workflow run', failed ? report.runUrl : '']
+    ['Previous active version', failed ? versionText(template.previousActive) : ''],
+    ['Active version now', versionText(template.active)],
+    ['GitOps commit', gitops.landed?.url || gitops.landed?.sha || ''],
+    ['Pull request', gitops.pullRequest?.url ?? ''],
+    ['Inspect the test', failed && test.exists ? (test.inspectCommand ?? '') : ''],
+    ['Workflow run', failed ? (report.run.url ?? '') : '']
   ]
   return facts.filter(([, value]) => value !== '').map(([name, value]) => `${name}: ${value}`)
 }
 
-function version(name: string, id: string, url: string): string {
+function versionText(version: VersionPart | undefined): string {
+  const { name = '', id, url } = version ?? {}
   if (!id) return name
   return `${name || '(unnamed)'} (${id})${url ? ` ${url}` : ''}`
 }

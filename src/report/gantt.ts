@@ -40,15 +40,15 @@ function stepTask(row: StepRow, now: number): Task | null {
 }
 
 /** The controller's milestones: started → agents ready → final. */
-function testTasks(clock: ControllerClock | null, report: RunReport): Task[] {
+function testTasks(clock: ControllerClock | null, test: RunReport['test']): Task[] {
   if (!clock || clock.startTime === null) return []
   const end = clock.completionTime
   const final = end !== null
   const outcome = mermaidLabel(
-    [report.phase, report.reason, report.message].filter(Boolean).join(' '),
+    [test.phase, test.reason, test.message].filter(Boolean).join(' '),
     LABEL_MAX
   )
-  const tag = report.phase === 'Failed' ? 'crit' : final ? 'done' : 'active'
+  const tag = test.phase === 'Failed' ? 'crit' : final ? 'done' : 'active'
   const ready = clock.agentsReadyTime
   if (ready === null || ready < clock.startTime) {
     return [{ label: `Test ${outcome}`, tag, start: clock.startTime, end: end ?? clock.startTime }]
@@ -67,10 +67,14 @@ function taskLine(task: Task, id: string): string {
 }
 
 /** The chart as a fenced `mermaid` block; '' when no step ran. */
-export function ganttChart(report: RunReport, clock: ControllerClock | null, now: number): string {
+export function ganttChart(
+  report: Pick<RunReport, 'rows' | 'test'>,
+  clock: ControllerClock | null,
+  now: number
+): string {
   const steps = report.rows.map((row) => stepTask(row, now)).filter((t): t is Task => t !== null)
   if (steps.length === 0) return ''
-  const tests = testTasks(clock, report)
+  const tests = testTasks(clock, report.test)
   const lines = [
     '```mermaid',
     'gantt',

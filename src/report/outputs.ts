@@ -1,27 +1,32 @@
-// The step outputs of interface.md, all strings, set on every path.
-import * as core from '@actions/core'
+// The step outputs of interface.md, all strings, set on every path. The edge of the report: an
+// unknown fact (undefined in the report) is written as '' here, and nowhere else.
 import type { RunReport } from './report.js'
 
 export function outputsOf(report: RunReport): Record<string, string> {
+  const { template, test, gitops } = report
   return {
-    'version-name': report.versionName,
-    'version-id': report.versionId,
-    'test-name': report.testName,
-    'manifest-path': report.manifestPath,
-    'commit-sha': report.commitSha,
-    phase: report.phase,
-    reason: report.reason,
-    message: report.message,
-    'promotion-result': report.promotionResult,
-    'previous-active-version-id': report.previousActiveVersionId,
-    'active-version-id': report.activeVersionId,
-    'pull-request-number': report.pullRequestNumber,
-    'pull-request-url': report.pullRequestUrl,
-    'pruned-manifests': report.prunedManifests.join(','),
-    'archived-versions': report.archivedVersions.join(',')
+    'version-name': template.version.name ?? '',
+    'version-id': template.version.id ?? '',
+    'test-name': test.name ?? '',
+    'manifest-path': gitops.manifestPath ?? '',
+    'commit-sha': gitops.landed?.sha ?? '',
+    phase: test.phase ?? '',
+    reason: test.reason ?? '',
+    message: test.message ?? '',
+    'promotion-result': report.promotion.result ?? '',
+    'previous-active-version-id': template.previousActive?.id ?? '',
+    'active-version-id': template.active?.id ?? '',
+    'pull-request-number': gitops.pullRequest?.number ?? '',
+    'pull-request-url': gitops.pullRequest?.url ?? '',
+    'pruned-manifests': gitops.prunedManifests.join(','),
+    'archived-versions': report.tidy.archived.join(',')
   }
 }
 
-export function writeOutputs(report: RunReport): void {
-  for (const [name, value] of Object.entries(outputsOf(report))) core.setOutput(name, value)
+/** Sets each output through the writer the wiring gives (core.setOutput in a real run). */
+export function writeOutputs(
+  report: RunReport,
+  setOutput: (name: string, value: string) => void
+): void {
+  for (const [name, value] of Object.entries(outputsOf(report))) setOutput(name, value)
 }

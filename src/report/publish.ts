@@ -1,32 +1,45 @@
 // Writes the report everywhere it belongs: the step outputs, the job summary, the end of the log,
 // one annotation, the exit code, and (comment-on-pr) the pull-request comment. Each write is
-// independent: one that fails is a warning, never a lost summary.
+// independent: one that fails is a warning, never a lost summary. The writers come from the
+// wiring (src/report-writers.ts), so that report/ knows no client and no setting.
 import * as core from '@actions/core'
-import { githubClient } from '../clients.js'
-import { upsertComment } from '../gitops/pr-comment.js'
-import { actionsLog, writeSafely } from '../log.js'
-import { messageOf } from '../steps/step.js'
-import type { Gate } from '../wiring.js'
+import { messageOf, type StepLog } from '../steps/step.js'
 import { errorAnnotation } from './annotation.js'
-import { COMMENT_MARKER, renderComment } from './comment.js'
+import { renderComment } from './comment.js'
 import { epilogueLines } from './epilogue.js'
 import { writeOutputs } from './outputs.js'
 import { isSuccess, type RunReport } from './report.js'
-import { headline, writeSummary } from './summary.js'
+import { headline, renderSummary } from './summary.js'
 
-export async function publishReport(
-  report: RunReport,
-  gate: Gate | null,
-  env: Record<string, string | undefined>
-): Promise<void> {
-  writeOutputs(report)
-  await writeSummary(report, Date.now()).catch((error: unknown) =>
-    core.warning(`Could not write the job summary: ${messageOf(error)}`)
-  )
-  for (const line of epilogueLines(report)) writeSafely(line)
+/** Upserts the gate's comment on one pull request and answers its URL. */
+export interface Commenter {
+  pullRequestNumber: number
+  upsert(body: string): Promise<string>
+}
+
+export interface ReportWriters {
+  /** One step output (core.setOutput). */
+  setOutput(name: string, value: string): void
+  /** The job summary's text, written where the runner shows it. */
+  writeSummary(text: string): Promise<void>
+  /** The run's safe log: the epilogue quotes text from other systems. */
+  log: StepLog
+  /** null when comment-on-pr is off or there is no pull request to comment on. */
+  commenter: Commenter | null
+  now(): number
+}
+
+export async function publishReport(report: RunReport, writers: ReportWriters): Promise<void> {
+  writeOutputs(report, writers.setOutput)
+  try {
+    await writers.writeSummary(renderSummary(report, writers.now()))
+  } catch (error) {
+    writers.log.warning(`Could not write the job summary: ${messageOf(error)}`)
+  }
+  for (const line of epilogueLines(report)) writers.log.info(line)
   // The annotation and exit code first: a throttled or failing comment must not delay or lose them.
   annotate(report)
-  await commentOnPullRequest(report, gate, env)
+  await commentOnPullRequest(report, writers)
 }
 
 /** The outcome as one annotation, and the exit code. Annotation text is escaped by core. */
@@ -36,8 +49,8 @@ function annotate(report: RunReport): void {
     return
   }
   if (report.outcome === 'invalid-input') {
-    for (const problem of report.problems) core.error(problem)
-    core.setFailed(report.error)
+    for (const problem of report.failure?.problems ?? []) core.error(problem)
+    core.setFailed(report.failure?.error ?? '')
     return
   }
   // The reasons too, not only the headline (annotation.ts); core escapes the newlines as %0A.
@@ -47,35 +60,16 @@ function annotate(report: RunReport): void {
   process.exitCode = core.ExitCode.Failure
 }
 
-const COMMENT_LIMIT_MS = 15_000
-const COMMENT_CALL_LIMIT_MS = 10_000
-
-async function commentOnPullRequest(
-  report: RunReport,
-  gate: Gate | null,
-  env: Record<string, string | undefined>
-): Promise<void> {
-  const settings = gate?.settings
-  if (!settings?.commentOnPr || settings.pullRequestNumber === null) return
-  const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/')
+async function commentOnPullRequest(report: RunReport, writers: ReportWriters): Promise<void> {
+  const { commenter, log } = writers
+  if (!commenter) return
   try {
-    const url = await upsertComment({
-      octokit: githubClient(settings.githubToken, env.GITHUB_API_URL ?? '', actionsLog),
-      owner,
-      repo,
-      issueNumber: settings.pullRequestNumber,
-      marker: `${COMMENT_MARKER}:${settings.test.name}`,
-      body: renderComment(report),
-      signal: AbortSignal.timeout(COMMENT_LIMIT_MS),
-      // The signal does not stop the throttling plugin's wait; the deadline refuses such a wait.
-      deadline: Date.now() + COMMENT_LIMIT_MS,
-      requestTimeoutMs: COMMENT_CALL_LIMIT_MS
-    })
+    const url = await commenter.upsert(renderComment(report))
     // The URL is GitHub's answer: data, never a workflow command.
-    writeSafely(`Commented on pull request #${settings.pullRequestNumber}: ${url}`)
+    log.info(`Commented on pull request #${commenter.pullRequestNumber}: ${url}`)
   } catch (error) {
-    core.warning(
-      `Could not comment on pull request #${settings.pullRequestNumber}: ${messageOf(error)}`
+    log.warning(
+      `Could not comment on pull request #${commenter.pullRequestNumber}: ${messageOf(error)}`
     )
   }
 }

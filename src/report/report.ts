@@ -1,10 +1,12 @@
 // What a run did, as the summary, the outputs, the log epilogue and the pull-request comment show
-// it. Built once at the end from the journal of step results (build.ts), never mutated by a step.
-import type { PromotionResult } from '../kube/objects.js'
-import type { RunMode } from '../settings/settings.js'
-import type { FailureKind } from '../steps/failure-kinds.js'
-import type { StepStatus } from '../steps/step.js'
+// it. Built once at the end from the facts of the step results (build.ts), in one part per concern;
+// never mutated by a step. A fact that is not known is absent (undefined), never ''; the outputs
+// write an unknown as '' at the edge (outputs.ts).
 import type { ControllerClock } from '../kube/controller-clock.js'
+import type { PromotionResult } from '../kube/objects.js'
+import type { GitOpsMode, RunMode } from '../settings/settings.js'
+import type { FailureKind } from '../steps/failure-kinds.js'
+import type { FailureStatus, StepStatus } from '../steps/step.js'
 import type { TimelineEntry } from '../steps/wait.js'
 
 export type RowName =
@@ -41,144 +43,169 @@ export type Outcome =
 
 export type { TimelineEntry }
 
-export interface RunReport {
-  startedAt: number
-  outcome: Outcome
-  failureKind: FailureKind | null
-  /** The one sentence that explains a failure. */
+/** The workflow run; absent parts when the runner did not say which run it is. */
+export interface RunPart {
+  url?: string
+  label?: string
+}
+
+/** A version of the template, with its page in the Coder dashboard when that is known. */
+export interface VersionPart {
+  name?: string
+  id?: string
+  url?: string
+}
+
+/**
+ * Where the version under test comes from: pushed by this run, located (the promote job), named by
+ * the input only (no push ran), or named by a push that failed (Coder may keep a failed import).
+ */
+export type VersionOrigin = 'pushed' | 'located' | 'named' | 'import-failed'
+
+export interface TemplatePart {
+  /** The template as Coder spells it once the preflight or the push read it, else the input. */
+  name?: string
+  organization?: string
+  version: VersionPart & { origin: VersionOrigin }
+  /** The active version when the run started (previous-active-version-id). */
+  previousActive?: VersionPart
+  /** Read from Coder at the end of the run; absent when that read failed. */
+  active?: VersionPart
+}
+
+/** What the commit step did: the manifest, and the branch it went to. */
+export type CommitPart =
+  | { state: 'not run' }
+  | { state: 'failed' | 'cancelled' }
+  | { state: 'committed'; manifestPath: string; branch: string; onBase: boolean }
+
+/** What the merge step did (pull-request mode). */
+export type MergePart =
+  { state: 'merged' } | { state: 'not merged'; status: FailureStatus; autoMergeOff?: boolean }
+
+export interface GitOpsPart {
+  /** owner/repo of the GitOps repository. */
+  repository?: string
+  mode?: GitOpsMode
+  /** pull-request-merge: auto. */
+  autoMerge: boolean
+  /** gitops-branch, or the repository's default branch once the preflight read it. */
+  base?: string
+  manifestPath?: string
+  commit: CommitPart
+  /**
+   * The commit that reached the watched branch: the commit step's, the merge commit in
+   * pull-request mode, or the one the promote job located. Absent when Git already held it.
+   */
+  landed?: { sha: string; url?: string; branch?: string }
+  pullRequest?: { number: string; url: string }
+  /** Absent when the merge step did not run. */
+  merge?: MergePart
+  prunedManifests: string[]
+  /** keep-tests removals left out at commit time: another file was at the path by then. */
+  prunedKept: string[]
+}
+
+export interface TestPart {
+  namespace?: string
+  name?: string
+  /** How to look at the test: `kubectl get codertemplatetest -n <ns> <name> -o yaml`. */
+  inspectCommand?: string
+  /** The run waited for the test (its manifest reached the watched branch). */
+  lookedFor: boolean
+  /** The test was seen in the cluster. */
+  exists: boolean
+  /** The wait gave up before the test appeared (sync-timeout). */
+  syncTimedOut: boolean
+  phase?: string
+  reason?: string
+  message?: string
+  timeline: TimelineEntry[]
+  /** The test's milestones on the controller's clock, for the chart; absent when never seen. */
+  clock?: ControllerClock
+  /** The test workspace as the test's status names it; absent until the status does. */
+  workspace?: {
+    name: string
+    ownerId?: string
+    /** The WorkspaceDeleted condition as `<status>/<reason>`. */
+    deleted?: string
+  }
+}
+
+export interface PromotionPart {
+  result?: PromotionResult | 'Skipped' | 'Refused'
+  confirmedBy?: 'answer' | 're-read'
+  /** A promote request was sent: a cancel after it leaves the outcome unknown. */
+  requested: boolean
+}
+
+export interface TidyPart {
+  /** Names archived by keep-versions or archive-failed (archived-versions). */
+  archived: string[]
+  /** promote: dry-run: the names keep-versions would archive. */
+  wouldArchive: string[]
+  /** `<name>: <why>` for each version the tidy step chose and left, or kept beyond the N newest. */
+  notes: string[]
+  /** This run's version was archived (archive-failed). */
+  oursArchived: boolean
+}
+
+/** Why the run did not succeed: a step's failure, or an error outside any step (no kind then). */
+export interface FailurePart {
+  kind?: FailureKind
+  /** The one sentence that explains the failure. */
   error: string
-  /** What to do next, one sentence each. */
-  advice: string[]
   /** The items behind the error: invalid inputs, failed checks, integrity problems. */
   problems: string[]
+  /** What to do next, one sentence each. */
+  advice: string[]
+  /** The section of docs/troubleshooting.md as text, and as a link when the action's repository is known. */
+  troubleshooting?: { ref: string; url?: string }
+}
+
+export interface RunReport {
+  startedAt: number
+  /** The mode input: a promote job pushes and commits nothing. */
+  mode: RunMode
+  outcome: Outcome
+  run: RunPart
+  template: TemplatePart
+  gitops: GitOpsPart
+  test: TestPart
+  promotion: PromotionPart
+  tidy: TidyPart
+  /** Absent when the run succeeded. */
+  failure?: FailurePart
   /** Things that went through but need attention (a template created untested). */
   warnings: string[]
   /** What the run leaves behind in Coder, Git and the cluster, and how to clean it up. */
   leftBehind: string[]
-  /** How to look at the test: `kubectl get codertemplatetest -n <ns> <name> -o yaml`. */
-  inspectCommand: string
-  /** The test was seen in the cluster. */
-  testExists: boolean
-  /** The run waited for the test (its manifest reached the watched branch). */
-  testLookedFor: boolean
-  /** The section of docs/troubleshooting.md as a link; '' when the action's repository is unknown. */
-  troubleshootingUrl: string
-  /** The same section as text (`docs/troubleshooting.md#<kind>`), on every failure. */
-  troubleshootingRef: string
-  template: string
-  organization: string
-  namespace: string
-  versionName: string
-  versionId: string
-  testName: string
-  manifestPath: string
-  commitSha: string
-  commitUrl: string
-  /** The branch the commit went to: gitops-branch, or the gate's branch of a pull request. */
-  commitBranch: string
-  /** owner/repo of the GitOps repository. */
-  gitopsRepository: string
-  /** The workflow run as a real link, or '' when the runner did not say which run it is. */
-  runUrl: string
-  runLabel: string
-  pullRequestNumber: string
-  pullRequestUrl: string
-  prunedManifests: string[]
-  /** Names archived by keep-versions or archive-failed (archived-versions). */
-  archivedVersions: string[]
-  /** promote: dry-run: the names keep-versions would archive. */
-  wouldArchiveVersions: string[]
-  /** `<name>: <why>` for each version the tidy step chose and left, or kept beyond the N newest. */
-  tidyNotes: string[]
-  /** keep-tests removals left out at commit time: another file was at the path by then. */
-  prunedKept: string[]
-  phase: string
-  reason: string
-  message: string
-  timeline: TimelineEntry[]
-  /** The test's milestones on the controller's clock, for the chart; null when never seen. */
-  controllerClock: ControllerClock | null
-  promotionResult: PromotionResult | 'Skipped' | 'Refused' | ''
-  promotionConfirmedBy: 'answer' | 're-read' | ''
-  /** A promote request was sent: a cancel after it leaves the outcome unknown. */
-  promotionRequested: boolean
-  previousActiveVersionId: string
-  previousActiveVersionName: string
-  /** Read from Coder at the end of the run; '' when that read failed. */
-  activeVersionId: string
-  activeVersionName: string
-  /** The versions in the Coder dashboard; '' when unknown. */
-  versionUrl: string
-  previousActiveVersionUrl: string
-  activeVersionUrl: string
-  /** The test workspace as the test's status names it; '' until the status does. */
-  workspaceName: string
-  workspaceOwnerId: string
-  /** The WorkspaceDeleted condition as `<status>/<reason>`. */
-  workspaceDeleted: string
   rows: StepRow[]
-  /** The mode input: a promote job pushes and commits nothing. */
-  mode: RunMode
 }
 
 export function isSuccess(outcome: Outcome): boolean {
   return outcome === 'promoted' || outcome === 'would-promote' || outcome === 'passed'
 }
 
+/** A run of which nothing is known: the base of hand-made reports in tests. */
 export function emptyReport(startedAt: number): RunReport {
   return {
     startedAt,
+    mode: 'gate',
     outcome: 'failed',
-    failureKind: null,
-    error: '',
-    advice: [],
-    problems: [],
+    run: {},
+    template: { version: { origin: 'named' } },
+    gitops: { autoMerge: false, commit: { state: 'not run' }, prunedManifests: [], prunedKept: [] },
+    test: { lookedFor: false, exists: false, syncTimedOut: false, timeline: [] },
+    promotion: { requested: false },
+    tidy: { archived: [], wouldArchive: [], notes: [], oursArchived: false },
     warnings: [],
     leftBehind: [],
-    inspectCommand: '',
-    testExists: false,
-    testLookedFor: false,
-    troubleshootingUrl: '',
-    troubleshootingRef: '',
-    template: '',
-    organization: '',
-    namespace: '',
-    versionName: '',
-    versionId: '',
-    testName: '',
-    manifestPath: '',
-    commitSha: '',
-    commitUrl: '',
-    commitBranch: '',
-    gitopsRepository: '',
-    runUrl: '',
-    runLabel: '',
-    pullRequestNumber: '',
-    pullRequestUrl: '',
-    prunedManifests: [],
-    archivedVersions: [],
-    wouldArchiveVersions: [],
-    tidyNotes: [],
-    prunedKept: [],
-    phase: '',
-    reason: '',
-    message: '',
-    timeline: [],
-    controllerClock: null,
-    promotionResult: '',
-    promotionConfirmedBy: '',
-    promotionRequested: false,
-    previousActiveVersionId: '',
-    previousActiveVersionName: '',
-    activeVersionId: '',
-    activeVersionName: '',
-    versionUrl: '',
-    previousActiveVersionUrl: '',
-    activeVersionUrl: '',
-    workspaceName: '',
-    workspaceOwnerId: '',
-    workspaceDeleted: '',
-    rows: [],
-    mode: 'gate'
+    rows: []
   }
+}
+
+/** '' as unknown: text that another part of the run gave as '' when it did not know. */
+export function known(text: string | undefined | null): string | undefined {
+  return text ? text : undefined
 }

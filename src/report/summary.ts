@@ -2,7 +2,13 @@
 // (action-ecosystem.md §5.1), so every text from the cluster, Coder, Git or the inputs is escaped
 // here, and each one is cut so that the summary stays far below the 1 MiB cap.
 import * as core from '@actions/core'
-import { isSuccess, type RunReport, type StepRow } from './report.js'
+import {
+  isSuccess,
+  type RunReport,
+  type StepRow,
+  type TestPart,
+  type VersionPart
+} from './report.js'
 import { ganttChart } from './gantt.js'
 import { tidyFacts } from './tidy-facts.js'
 
@@ -22,17 +28,19 @@ export function escapeHtml(text: string, max = MAX_TEXT): string {
     .replace(/'/g, '&#39;')
 }
 
-export function headline(report: RunReport): string {
-  const what = report.versionName
-    ? `${report.template} ${report.versionName}`
-    : report.template || 'the template version'
+export function headline(report: Pick<RunReport, 'outcome' | 'template' | 'promotion'>): string {
+  const { name: template, version, active } = report.template
+  const what = version.name
+    ? `${template ?? ''} ${version.name}`
+    : template || 'the template version'
+  const result = report.promotion.result
   switch (report.outcome) {
     case 'promoted':
-      return report.promotionResult === 'AlreadyActive'
+      return result === 'AlreadyActive'
         ? `✅ ${what} passed its test and was already active`
         : `✅ ${what} passed its test and was promoted`
     case 'would-promote':
-      return `✅ ${what} passed its test (dry-run: ${report.promotionResult === 'AlreadyActive' ? 'already active' : 'would be promoted'})`
+      return `✅ ${what} passed its test (dry-run: ${result === 'AlreadyActive' ? 'already active' : 'would be promoted'})`
     case 'passed':
       return `✅ ${what} passed its test (promotion skipped)`
     case 'refused':
@@ -40,9 +48,9 @@ export function headline(report: RunReport): string {
     case 'timed-out':
       return `⏱️ ${what}: the gate timed out`
     case 'cancelled':
-      if (!report.promotionRequested)
+      if (!report.promotion.requested)
         return `🛑 ${what}: the run was cancelled; nothing was promoted`
-      return report.versionId && report.activeVersionId === report.versionId
+      return version.id && active?.id === version.id
         ? `🛑 ${what}: the run was cancelled after the promote request; the version is active`
         : `🛑 ${what}: the run was cancelled during the promote request; the version may be active`
     case 'invalid-input':
@@ -67,12 +75,12 @@ export function renderSummary(report: RunReport, now: number): string {
       ],
       ...facts(report).filter(([, value]) => value !== '')
     ])
-    const chart = ganttChart(report, report.controllerClock, now)
+    const chart = ganttChart(report, report.test.clock ?? null, now)
     // Blank lines around it: the fence is Markdown inside the summary's HTML.
     if (chart) summary.addRaw(`\n\n${chart}\n\n`, true)
     addTimeline(summary, report)
-  } else if (report.runUrl) {
-    summary.addRaw(`<p>Workflow run: ${link(report.runUrl, report.runLabel)}</p>`, true)
+  } else if (report.run.url) {
+    summary.addRaw(`<p>Workflow run: ${link(report.run.url, report.run.label ?? '')}</p>`, true)
   }
   return summary.stringify()
 }
@@ -85,8 +93,9 @@ function addMessages(summary: Summary, report: RunReport): void {
       '<p>Promote job (<code>mode: promote</code>): it pushed and committed nothing, and promotes the version that the test job tested.</p>',
       true
     )
-  if (report.error) summary.addRaw(`<p><strong>${escapeHtml(report.error)}</strong></p>`, true)
-  if (report.problems.length > 0) summary.addList(report.problems.map((line) => escapeHtml(line)))
+  const { error, problems = [] } = report.failure ?? {}
+  if (error) summary.addRaw(`<p><strong>${escapeHtml(error)}</strong></p>`, true)
+  if (problems.length > 0) summary.addList(problems.map((line) => escapeHtml(line)))
   for (const line of report.warnings) summary.addRaw(`<p>⚠️ ${escapeHtml(line)}</p>`, true)
   const next = nextSteps(report)
   if (next.length > 0) {
@@ -101,15 +110,15 @@ function addMessages(summary: Summary, report: RunReport): void {
 
 /** The advice, the command that shows the test, and the troubleshooting section. */
 function nextSteps(report: RunReport): string[] {
-  if (isSuccess(report.outcome)) return report.advice.map((line) => richText(line))
-  const next = report.advice.map((line) => richText(line))
-  if (report.inspectCommand && report.testExists)
-    next.push(`Look at the test: ${code(report.inspectCommand)}`)
-  if (report.troubleshootingUrl)
-    next.push(
-      `More in ${link(report.troubleshootingUrl, `troubleshooting: ${report.failureKind ?? ''}`)}`
-    )
-  else if (report.troubleshootingRef) next.push(`More in ${code(report.troubleshootingRef)}`)
+  const { failure, test } = report
+  const next = (failure?.advice ?? []).map((line) => richText(line))
+  if (isSuccess(report.outcome)) return next
+  if (test.inspectCommand && test.exists)
+    next.push(`Look at the test: ${code(test.inspectCommand)}`)
+  const troubleshooting = failure?.troubleshooting
+  if (troubleshooting?.url)
+    next.push(`More in ${link(troubleshooting.url, `troubleshooting: ${failure?.kind ?? ''}`)}`)
+  else if (troubleshooting) next.push(`More in ${code(troubleshooting.ref)}`)
   return next
 }
 
@@ -132,119 +141,95 @@ function addStepTable(summary: Summary, report: RunReport, now: number): void {
 
 /** The "What / Value" rows; the caller drops those whose value is empty. */
 function facts(report: RunReport): [string, string][] {
-  const unchanged =
-    report.activeVersionId !== '' && report.activeVersionId === report.previousActiveVersionId
+  const { template, test, gitops, promotion, run } = report
+  const { version, previousActive: previous, active } = template
+  const unchanged = active?.id !== undefined && active.id === previous?.id
   return [
-    ['Template', code(joinNonEmpty(report.organization, report.template, '.'))],
-    [
-      report.versionId ? 'Tested version' : 'Version',
-      version(report.versionName, report.versionId, report.versionUrl)
-    ],
-    ['Test', code(joinNonEmpty(report.namespace, report.testName, '/'))],
-    ['Test workspace', workspace(report)],
-    ['Phase', code(report.phase)],
-    ['Reason', code(report.reason)],
-    ['Message', escapeHtml(report.message)],
+    ['Template', code(joinNonEmpty(template.organization, template.name, '.'))],
+    [version.id ? 'Tested version' : 'Version', versionText(version)],
+    ['Test', code(joinNonEmpty(test.namespace, test.name, '/'))],
+    ['Test workspace', workspace(test.workspace)],
+    ['Phase', code(test.phase)],
+    ['Reason', code(test.reason)],
+    ['Message', escapeHtml(test.message ?? '')],
     [
       'Promotion',
-      code(report.promotionResult) +
-        (report.promotionConfirmedBy === 're-read' ? ' (confirmed by a re-read)' : '')
+      code(promotion.result) +
+        (promotion.confirmedBy === 're-read' ? ' (confirmed by a re-read)' : '')
     ],
-    [
-      'Previous active version',
-      version(
-        report.previousActiveVersionName,
-        report.previousActiveVersionId,
-        report.previousActiveVersionUrl
-      )
-    ],
+    ['Previous active version', versionText(previous)],
     [
       'Active version (read at the end)',
-      report.activeVersionId
-        ? `${version(report.activeVersionName, report.activeVersionId, report.activeVersionUrl)}${unchanged ? ', unchanged' : ''}`
-        : 'could not be read'
+      active?.id ? `${versionText(active)}${unchanged ? ', unchanged' : ''}` : 'could not be read'
     ],
     [
       'Manifest',
-      report.manifestPath
-        ? `${code(report.manifestPath)}${report.gitopsRepository ? ` in ${code(report.gitopsRepository)}` : ''}`
+      gitops.manifestPath
+        ? `${code(gitops.manifestPath)}${gitops.repository ? ` in ${code(gitops.repository)}` : ''}`
         : ''
     ],
     ['GitOps commit', commitFact(report)],
     [
       'Pull request',
-      report.pullRequestUrl ? link(report.pullRequestUrl, `#${report.pullRequestNumber}`) : ''
+      gitops.pullRequest?.url ? link(gitops.pullRequest.url, `#${gitops.pullRequest.number}`) : ''
     ],
-    ['Removed by keep-tests', report.prunedManifests.map((path) => code(path)).join(', ')],
+    ['Removed by keep-tests', gitops.prunedManifests.map((path) => code(path)).join(', ')],
     [
       'Kept by keep-tests (changed after it chose them)',
-      report.prunedKept.map((path) => code(path)).join(', ')
+      gitops.prunedKept.map((path) => code(path)).join(', ')
     ],
     ...tidyFacts(report).map(([what, items]): [string, string] => [
       what,
       items.map((item) => escapeHtml(item)).join('<br>')
     ]),
-    ['Inspect the test', report.testLookedFor ? code(report.inspectCommand) : ''],
-    ['Workflow run', report.runUrl ? link(report.runUrl, report.runLabel || report.runUrl) : '']
+    ['Inspect the test', test.lookedFor ? code(test.inspectCommand) : ''],
+    ['Workflow run', run.url ? link(run.url, run.label || run.url) : '']
   ]
 }
 
 /** `name` (`id`), the name linked to the version in Coder. */
-function version(name: string, id: string, url: string): string {
+function versionText(version: VersionPart | undefined): string {
+  const { name, id, url } = version ?? {}
   if (!name && !id) return ''
   const named = `${code(name || '(unnamed)')}${id ? ` (${code(id)})` : ''}`
   return url ? `${named}, ${anchor(url, 'in Coder')}` : named
 }
 
 function commitFact(report: RunReport): string {
-  if (report.commitSha) {
-    const sha = anchor(report.commitUrl, code(report.commitSha.slice(0, 12)))
-    return report.commitBranch ? `${sha} on ${code(report.commitBranch)}` : sha
+  const { landed } = report.gitops
+  if (landed) {
+    const sha = anchor(landed.url ?? '', code(landed.sha.slice(0, 12)))
+    return landed.branch ? `${sha} on ${code(landed.branch)}` : sha
   }
   return report.rows.some((row) => row.name === 'commit' && row.result === 'succeeded')
     ? 'none: Git already held the manifest'
     : ''
 }
 
-function workspace(report: RunReport): string {
-  if (!report.workspaceName) return ''
-  const owner = report.workspaceOwnerId ? `, owner ${code(report.workspaceOwnerId)}` : ''
-  const deleted = report.workspaceDeleted
-    ? ` (WorkspaceDeleted ${code(report.workspaceDeleted)})`
-    : ''
-  return `${code(report.workspaceName)}${owner}${deleted}`
+function workspace(workspace: TestPart['workspace']): string {
+  if (!workspace) return ''
+  const owner = workspace.ownerId ? `, owner ${code(workspace.ownerId)}` : ''
+  const deleted = workspace.deleted ? ` (WorkspaceDeleted ${code(workspace.deleted)})` : ''
+  return `${code(workspace.name)}${owner}${deleted}`
 }
 
 /** The test's status changes, the middle cut out when there are more than MAX_TIMELINE. */
 function addTimeline(summary: Summary, report: RunReport): void {
-  if (report.timeline.length === 0) return
+  const { timeline } = report.test
+  if (timeline.length === 0) return
   const shown =
-    report.timeline.length > MAX_TIMELINE
-      ? [
-          ...report.timeline.slice(0, MAX_TIMELINE / 2),
-          null,
-          ...report.timeline.slice(-MAX_TIMELINE / 2)
-        ]
-      : report.timeline
+    timeline.length > MAX_TIMELINE
+      ? [...timeline.slice(0, MAX_TIMELINE / 2), null, ...timeline.slice(-MAX_TIMELINE / 2)]
+      : timeline
   const lines = shown.map((entry) =>
     entry === null
-      ? `… ${report.timeline.length - MAX_TIMELINE} more …`
+      ? `… ${timeline.length - MAX_TIMELINE} more …`
       : escapeHtml(
           `+${seconds(entry.at - report.startedAt)} ${entry.phase || '(no status)'}${entry.reason ? ` / ${entry.reason}` : ''}${entry.message ? `: ${entry.message}` : ''}`,
           MAX_TIMELINE_LINE
         )
   )
   summary.addDetails('Timeline of the test', `<pre>${lines.join('\n')}</pre>`)
-}
-
-export async function writeSummary(report: RunReport, now: number): Promise<void> {
-  const text = renderSummary(report, now)
-  core.summary.emptyBuffer()
-  if (!process.env.GITHUB_STEP_SUMMARY) {
-    core.info('GITHUB_STEP_SUMMARY is not set; the job summary is not written.')
-    return
-  }
-  await core.summary.addRaw(text).write()
 }
 
 function duration(step: StepRow, now: number): string {
@@ -259,7 +244,7 @@ function seconds(ms: number): string {
   return `${minutes} min ${Math.round(total - minutes * 60)} s`
 }
 
-function code(text: string): string {
+function code(text: string | undefined): string {
   return text ? `<code>${escapeHtml(text)}</code>` : ''
 }
 
@@ -284,6 +269,6 @@ export function richText(text: string): string {
     )
 }
 
-function joinNonEmpty(a: string, b: string, separator: string): string {
-  return a && b ? `${a}${separator}${b}` : a || b
+function joinNonEmpty(a: string | undefined, b: string | undefined, separator: string): string {
+  return a && b ? `${a}${separator}${b}` : a || b || ''
 }

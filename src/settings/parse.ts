@@ -29,6 +29,7 @@ import {
   KEEP_TESTS_MAX,
   KEEP_VERSIONS_MAX,
   MAX_WAIT_SECONDS,
+  MERGE_STRATEGIES,
   type MergeMethod,
   type MergeStrategy,
   MESSAGE_MAX,
@@ -260,11 +261,7 @@ function parseGitOps(reader: Reader, context: RunContext): GitOpsSettings {
     path: gitopsPath ?? '',
     token: reader.required('gitops-token'),
     mode: reader.choice<GitOpsMode>('gitops-mode', 'commit', ['commit', 'pull-request']),
-    merge: reader.choice<MergeStrategy>('pull-request-merge', 'auto', [
-      'auto',
-      'immediate',
-      'manual'
-    ]),
+    merge: reader.choice<MergeStrategy>('pull-request-merge', 'auto', MERGE_STRATEGIES),
     mergeMethod: reader.choice<MergeMethod>('pull-request-merge-method', 'squash', [
       'merge',
       'squash',

@@ -80,7 +80,9 @@ export type PromoteMode = 'promote' | 'skip' | 'dry-run'
 /** gate: push, commit, wait, promote; test: all but the promote; promote: the second job. */
 export type RunMode = 'gate' | 'test' | 'promote'
 export type GitOpsMode = 'commit' | 'pull-request'
-export type MergeStrategy = 'auto' | 'immediate' | 'manual'
+/** pull-request-merge: the one list of merge strategies (the parser, the hosts and the tests read it). */
+export const MERGE_STRATEGIES = ['auto', 'immediate', 'manual'] as const
+export type MergeStrategy = (typeof MERGE_STRATEGIES)[number]
 export type MergeMethod = 'merge' | 'squash' | 'rebase'
 
 export interface RunContext extends RevisionContext {

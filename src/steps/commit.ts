@@ -3,17 +3,7 @@
 // mode to coder-template-gate/<test-name>, created from gitops-branch. Safe to run twice: identical
 // content and nothing to remove make no commit.
 import type { CoderTemplateTest } from '../kube/objects.js'
-import {
-  BranchProtectedError,
-  commitChange,
-  type CommitOutcome,
-  ManifestConflictError
-} from '../gitops/change.js'
-import { rateLimitOf } from '../gitops/github-call.js'
-import { listManifestFiles } from '../gitops/manifests.js'
-import { forwardSpentBranch } from '../gitops/spent-branch.js'
-import { readFileAt } from '../gitops/read-file.js'
-import type { GitOpsOctokit } from '../gitops/octokit.js'
+import type { ChangeOutcome, GitHost, HostCall } from '../gitops/host.js'
 import {
   type DroppedRemoval,
   droppedRemovalText,
@@ -55,7 +45,7 @@ export interface CommitInput {
   settings: Settings
   preflight: Pick<Preflight, 'organization' | 'branch' | 'startingActive'>
   pushed: Pick<Pushed, 'template' | 'versionName'>
-  octokit: GitOpsOctokit
+  host: GitHost
   /**
    * keep-tests orders the manifests by their version's creation: name -> Coder's created_at, read
    * by the push step (Pushed.versionCreatedAt). A name missing here counts as the oldest.
@@ -92,25 +82,24 @@ export async function commitManifest(
         },
         `${manifestPath} is already on ${gitops.owner}/${gitops.repo}@${preflight.branch}; no pull request needed`
       )
-    if (toPullRequest) await forwardSpentBranch(branchOf(input, context))
-    const outcome = await commitChange({
-      octokit: input.octokit,
-      owner: gitops.owner,
-      repo: gitops.repo,
-      branch: toPullRequest ? pullRequestBranch(test.name) : preflight.branch,
-      baseBranch: toPullRequest ? preflight.branch : undefined,
-      manifest: {
-        path: manifestPath,
-        content: renderManifest(manifest),
-        isSame: (existing) => sameTest(parseManifest(existing), manifest)
+    const call = callOf(context)
+    if (toPullRequest)
+      await input.host.forwardSpentBranch(pullRequestBranch(test.name), preflight.branch, call)
+    const outcome = await input.host.commit(
+      {
+        branch: toPullRequest ? pullRequestBranch(test.name) : preflight.branch,
+        ...(toPullRequest ? { baseBranch: preflight.branch } : {}),
+        manifest: {
+          path: manifestPath,
+          content: renderManifest(manifest),
+          isSame: (existing) => sameTest(parseManifest(existing), manifest)
+        },
+        deletions,
+        message: commitMessage(input, manifestPath)
       },
-      deletions,
-      message: commitMessage(input, manifestPath),
-      signal: context.signal,
       // guess: the sync-timeout also bounds the race for the branch, the wait that follows it.
-      clock: clockOf(context),
-      deadline: context.now() + settings.test.syncTimeoutSeconds * 1000
-    })
+      { ...call, deadline: context.now() + settings.test.syncTimeoutSeconds * 1000 }
+    )
     for (const dropped of outcome.dropped) context.log.warning(droppedRemovalText(dropped))
     if (outcome.lostRaces > 0)
       context.log.info(`another writer moved the branch first ${outcome.lostRaces} times`)
@@ -119,22 +108,12 @@ export async function commitManifest(
     return result.ok ? { ...result, value: { ...result.value, removals } } : result
   } catch (error) {
     if (context.signal.aborted) throw error
-    return failed('commit', messageOf(error), { advice: commitAdvice(error) })
+    return failed('commit', messageOf(error), { advice: commitAdvice(input.host, error) })
   }
 }
 
-function branchOf(input: CommitInput, context: StepContext) {
-  const { gitops, test } = input.settings
-  const { owner, repo } = gitops
-  const branch = pullRequestBranch(test.name)
-  return {
-    octokit: input.octokit,
-    owner,
-    repo,
-    branch,
-    base: input.preflight.branch,
-    signal: context.signal
-  }
+function callOf(context: StepContext): HostCall {
+  return { signal: context.signal, clock: clockOf(context) }
 }
 
 function testManifestOf(input: CommitInput): CoderTemplateTest {
@@ -158,14 +137,7 @@ async function isOnBase(
   manifest: CoderTemplateTest,
   context: StepContext
 ): Promise<boolean> {
-  const onBase = await readFileAt({
-    octokit: input.octokit,
-    owner: input.settings.gitops.owner,
-    repo: input.settings.gitops.repo,
-    ref: input.preflight.branch,
-    path: manifestPath,
-    signal: context.signal
-  })
+  const onBase = await input.host.readFile(input.preflight.branch, manifestPath, callOf(context))
   return onBase !== null && sameTest(parseManifest(onBase), manifest)
 }
 
@@ -173,7 +145,7 @@ function committed(
   input: CommitInput,
   manifest: CoderTemplateTest,
   manifestPath: string,
-  outcome: CommitOutcome
+  outcome: ChangeOutcome
 ): StepResult<Committed> {
   const { gitops } = input.settings
   const where = `${gitops.owner}/${gitops.repo}@${outcome.branch}`
@@ -198,18 +170,18 @@ function committed(
   )
 }
 
-function commitAdvice(error: unknown): string[] {
-  if (error instanceof BranchProtectedError)
+function commitAdvice(host: GitHost, error: unknown): string[] {
+  const failure = host.failureOf(error)?.kind
+  if (failure === 'branch-protected')
     return [
       'Set `gitops-mode: pull-request`: the gate then opens a pull request into the branch and waits for its merge.'
     ]
-  if (error instanceof ManifestConflictError)
+  if (failure === 'manifest-conflict')
     return ['Use a new version name, or remove the old manifest if it is really unused.']
   // A rate limit is not a permission problem (the error names the limit and when it ends).
-  const cause = error instanceof Error ? error.cause : undefined
-  if (rateLimitOf(error, 0) ?? rateLimitOf(cause, 0))
+  if (failure === 'rate-limited')
     return ["Start fewer gates at once (the matrix's max-parallel), or re-run after that time."]
-  return ['Check that gitops-token may write to the GitOps repository (contents: write).']
+  return [`Check that gitops-token may write to the GitOps repository (${host.tokenNeeds.write}).`]
 }
 
 function commitMessage(input: CommitInput, manifestPath: string): string {
@@ -229,14 +201,11 @@ async function prunable(
   context: StepContext
 ): Promise<JudgedRemoval[]> {
   const { settings, preflight, pushed } = input
-  const { files, cut } = await listManifestFiles({
-    octokit: input.octokit,
-    owner: settings.gitops.owner,
-    repo: settings.gitops.repo,
-    ref: preflight.branch,
-    folder: settings.gitops.path,
-    signal: context.signal
-  })
+  const { files, cut } = await input.host.listManifests(
+    preflight.branch,
+    settings.gitops.path,
+    callOf(context)
+  )
   if (cut) context.log.warning(`keep-tests saw only part of ${settings.gitops.path}: ${cut}`)
   const blobOf = new Map(files.map((file) => [file.path, file.sha]))
   const candidates = []

@@ -1,5 +1,5 @@
 // The kinds of failure a run can end with, in their own module: the steps, the journal, the report
-// and docs/troubleshooting.md all name them, so a new kind starts here; test/unit/troubleshooting.test.ts
+// and docs/troubleshooting.md all name them, so a new kind starts here; test/unit/steps/troubleshooting.test.ts
 // keeps the doc in step.
 
 /** Every way a run can fail; the summary and docs/troubleshooting.md are organised by it. */

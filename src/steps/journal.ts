@@ -34,6 +34,11 @@ export interface StepValues {
   tidy: Tidied
 }
 
+/**
+ * What a step leaves when it does not succeed (published as it goes, kept on a cancel). On success
+ * its value holds its facts; `Journal.factsOf` reads them on either path. The report's parts are
+ * built from these two records only (src/report/parts.ts).
+ */
 export interface StepFacts {
   inputs: never
   preflight: never
@@ -132,6 +137,16 @@ export class Journal {
   value<K extends StepName>(name: K): StepValues[K] | undefined {
     const result = this.entry(name)?.result
     return result?.ok ? (result.value as StepValues[K]) : undefined
+  }
+
+  /**
+   * What a step left on either path: its value when it succeeded, else the facts it published
+   * (the wait's facts are its value's too: Tested extends WaitFacts).
+   */
+  factsOf<K extends StepName>(name: K): StepValues[K] | StepFacts[K] | undefined {
+    const result = this.entry(name)?.result
+    if (!result) return undefined
+    return (result.ok ? result.value : result.facts) as StepValues[K] | StepFacts[K] | undefined
   }
 
   /** The step that stopped the run, if one did. */

@@ -3,14 +3,12 @@
 // manifest <gitops-path>/<test-name>.yaml on gitops-branch, and the guard's starting point.
 import type { CoderTemplateTest } from '../kube/objects.js'
 import type { CoderClient } from '../coder/client.js'
-import { githubCall } from '../gitops/github-call.js'
-import type { GitOpsOctokit } from '../gitops/octokit.js'
-import { readFileAt } from '../gitops/read-file.js'
+import type { GitHost } from '../gitops/host.js'
 import { expectedVersionProblem, manifestProblem, versionProblem } from '../verdict/locate-rules.js'
 import { manifestPathOf, parseManifest } from '../verdict/manifest.js'
 import type { Settings } from '../settings/settings.js'
 import type { Preflight, VersionRef } from './preflight.js'
-import { failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
+import { clockOf, failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
 
 export interface Located {
   /** This commit's version: the one the test job pushed and tested. */
@@ -33,7 +31,7 @@ export interface LocateInput {
   settings: Settings
   preflight: Pick<Preflight, 'organization' | 'template' | 'branch' | 'startingActive'>
   coder: CoderClient
-  octokit: GitOpsOctokit
+  host: GitHost
 }
 
 const ADVICE = [
@@ -109,35 +107,19 @@ interface ManifestRead {
 /** The branch head first, then the file at that commit: the manifest and commit-sha agree. */
 async function readManifest(input: LocateInput, context: StepContext): Promise<ManifestRead> {
   const { gitops, test } = input.settings
-  const call = {
-    octokit: input.octokit,
-    owner: gitops.owner,
-    repo: gitops.repo,
-    signal: context.signal
-  }
+  const call = { signal: context.signal, clock: clockOf(context) }
   const branch = input.preflight.branch
-  const head = await githubCall(
-    call,
-    { input: 'gitops-token', needs: '`contents: read`' },
-    `reading the branch ${branch}`,
-    (request) =>
-      input.octokit.rest.repos.getBranch({
-        owner: gitops.owner,
-        repo: gitops.repo,
-        branch,
-        request
-      })
-  )
-  const commitSha = head.data.commit.sha
+  const head = await input.host.branchHead(branch, call)
+  const commitSha = head.sha
   const path = manifestPathOf(gitops.path, test.name)
-  const text = await readFileAt({ ...call, ref: commitSha, path })
+  const text = await input.host.readFile(commitSha, path, call)
   return {
     path,
     where: `${gitops.owner}/${gitops.repo}@${branch}:${path}`,
     text,
     manifest: text === null ? null : parseManifest(text),
     commitSha,
-    commitUrl: head.data.commit.html_url ?? ''
+    commitUrl: head.url
   }
 }
 

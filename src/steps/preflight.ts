@@ -3,12 +3,11 @@
 // failed check is listed with what to grant or change.
 import type { KubeConfig } from '@kubernetes/client-node'
 import type { CoderClient } from '../coder/client.js'
-import { type GitOpsFacts, gitOpsProblems, inspectGitOpsRepository } from '../gitops/access.js'
-import type { GitOpsOctokit } from '../gitops/octokit.js'
+import type { GitHost, GitOpsFacts } from '../gitops/host.js'
 import { checkAccess } from '../kube/access.js'
 import { assertCoderK8sServed } from '../kube/discovery.js'
 import type { Settings } from '../settings/settings.js'
-import { failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
+import { clockOf, failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
 
 export interface VersionRef {
   id: string
@@ -32,7 +31,7 @@ export interface Preflight {
 export interface PreflightInput {
   settings: Settings
   coder: CoderClient
-  octokit: GitOpsOctokit
+  host: GitHost
   kc: KubeConfig
 }
 
@@ -150,17 +149,12 @@ function missingTemplate(
 async function checkGitOps(input: PreflightInput, context: StepContext): Promise<Check<string>> {
   const { gitops } = input.settings
   try {
-    const inspected = await inspectGitOpsRepository({
-      octokit: input.octokit,
-      owner: gitops.owner,
-      repo: gitops.repo,
-      branch: gitops.branch,
-      signal: context.signal
-    })
+    const call = { signal: context.signal, clock: clockOf(context) }
+    const inspected = await input.host.inspect(gitops.branch, call)
     const facts = input.settings.mode === 'promote' ? readOnly(inspected) : inspected
-    const problems = gitOpsProblems(facts, gitops).map(
-      ({ problem, fix }) => `GitOps: ${problem} ${fix}`
-    )
+    const problems = input.host
+      .problems(facts, gitops)
+      .map(({ problem, fix }) => `GitOps: ${problem} ${fix}`)
     if (!facts.rulesKnown && facts.branchExists && gitops.mode === 'commit' && facts === inspected)
       context.log.info(
         `GitOps: cannot tell whether ${facts.branch} requires a pull request; going on.`

@@ -2,17 +2,8 @@
 // open, or reuse, the pull request of the gate's branch into gitops-branch; then have it merged as
 // pull-request-merge says and wait for the merge. Safe to run twice: the open pull request of the
 // branch is reused, and a merged one is reported as merged.
-import type { GitOpsOctokit } from '../gitops/octokit.js'
-import { disableAutoMerge, guardGateBranch } from '../gitops/branch-changes.js'
 import { ForeignChangeError } from '../gitops/branch-guard.js'
-import {
-  MergeRefusedError,
-  MergeTimeoutError,
-  openPullRequest,
-  requestMerge,
-  waitForMerge
-} from '../gitops/pull-request.js'
-import { readFileAt } from '../gitops/read-file.js'
+import type { GitHost, HostCall } from '../gitops/host.js'
 import { parseManifest, sameTest } from '../verdict/manifest.js'
 import type { GitOpsSettings, TestSettings } from '../settings/settings.js'
 import type { Committed } from './commit.js'
@@ -34,6 +25,8 @@ export interface OpenedPullRequest {
 
 export interface Merged {
   mergeCommitSha: string
+  /** The merge commit on the host; '' when unknown. */
+  mergeCommitUrl: string
 }
 
 export interface PullRequestInput {
@@ -44,7 +37,7 @@ export interface PullRequestInput {
   committed: Pick<Committed, 'branch' | 'manifestPath' | 'pruned' | 'commitSha'> &
     Partial<Pick<Committed, 'removals' | 'manifest'>>
   runUrl: string
-  octokit: GitOpsOctokit
+  host: GitHost
 }
 
 export async function openGatePullRequest(
@@ -53,22 +46,19 @@ export async function openGatePullRequest(
 ): Promise<StepResult<OpenedPullRequest>> {
   const { gitops, preflight, pushed, committed } = input
   try {
-    const pr = await openPullRequest({
-      manifestOnBase: await manifestOnBase(input, context),
-      octokit: input.octokit,
-      owner: gitops.owner,
-      repo: gitops.repo,
-      head: committed.branch,
-      base: preflight.branch,
-      title: `Test ${preflight.organization}.${pushed.template} version ${pushed.versionName}`,
-      body: pullRequestBody(input),
-      labels: gitops.labels,
-      signal: context.signal,
-      clock: clockOf(context),
+    const pr = await input.host.openPullRequest(
+      {
+        manifestOnBase: await manifestOnBase(input, context),
+        head: committed.branch,
+        base: preflight.branch,
+        title: `Test ${preflight.organization}.${pushed.template} version ${pushed.versionName}`,
+        body: pullRequestBody(input),
+        labels: gitops.labels
+      },
       // Opening is the first part of the merge's time: a rate-limit wait may use it (bench --matrix
       // 50: without a deadline, 7 of 50 gates gave up opening after 2 retries).
-      deadline: context.now() + gitops.mergeTimeoutSeconds * 1000
-    })
+      { ...callOf(context), deadline: context.now() + gitops.mergeTimeoutSeconds * 1000 }
+    )
     const value = {
       number: pr.number,
       url: pr.url,
@@ -86,7 +76,7 @@ export async function openGatePullRequest(
     if (context.signal.aborted) throw error
     return failed('pull-request', messageOf(error), {
       advice: [
-        'Check that gitops-token may open pull requests in the GitOps repository (pull-requests: write).'
+        `Check that gitops-token may open pull requests in the GitOps repository (${input.host.tokenNeeds.pullRequests}).`
       ]
     })
   }
@@ -96,11 +86,11 @@ export async function openGatePullRequest(
 async function manifestOnBase(input: PullRequestInput, context: StepContext): Promise<boolean> {
   const { committed } = input
   if (!committed.manifest) return true
-  const text = await readFileAt({
-    ...callOf(input, context),
-    ref: input.preflight.branch,
-    path: committed.manifestPath
-  })
+  const text = await input.host.readFile(
+    input.preflight.branch,
+    committed.manifestPath,
+    callOf(context)
+  )
   try {
     return text !== null && sameTest(parseManifest(text), committed.manifest)
   } catch {
@@ -139,35 +129,36 @@ export async function mergeGatePullRequest(
   input: PullRequestInput & { pullRequest: OpenedPullRequest },
   context: StepContext
 ): Promise<StepResult<Merged, MergeFacts>> {
-  const { gitops, pullRequest } = input
+  const { gitops, pullRequest, host } = input
   const deadline = context.now() + gitops.mergeTimeoutSeconds * 1000
+  const call = { ...callOf(context), deadline }
   let asked = false
   try {
     if (!pullRequest.merged) {
-      await guardGateBranch(guardInput(input, pullRequest.headSha, context))
+      await host.guardBranch(guardInput(input, pullRequest.headSha), call)
       asked = gitops.merge === 'auto'
-      await requestMerge({
-        ...callOf(input, context),
-        pullRequest,
-        strategy: gitops.merge,
-        method: gitops.mergeMethod,
-        deadline
-      })
+      await host.requestMerge(
+        { pullRequest, strategy: gitops.merge, method: gitops.mergeMethod, deadline },
+        call
+      )
       if (gitops.merge === 'manual')
         context.log.info(
           `Waiting up to ${gitops.mergeTimeoutSeconds} s for someone to merge ${pullRequest.url}.`
         )
     }
-    const merged = await waitForMerge({
-      ...callOf(input, context),
-      number: pullRequest.number,
-      deadline,
-      ...(pullRequest.merged ? {} : { expectedHeadSha: pullRequest.headSha })
-    })
+    const merged = await host.waitForMerge(
+      {
+        number: pullRequest.number,
+        deadline,
+        ...(pullRequest.merged ? {} : { expectedHeadSha: pullRequest.headSha })
+      },
+      call
+    )
     if (!pullRequest.merged && merged.headSha !== pullRequest.headSha)
       throw new ForeignChangeError(input.committed.branch, `commit ${merged.headSha}`, true)
+    const mergeCommitUrl = host.links.commit(merged.mergeCommitSha)
     return succeeded(
-      { mergeCommitSha: merged.mergeCommitSha },
+      { mergeCommitSha: merged.mergeCommitSha, mergeCommitUrl },
       `merged #${pullRequest.number} (${gitops.merge})`
     )
   } catch (error) {
@@ -183,14 +174,11 @@ async function mergeFailed(
 ): Promise<StepResult<never, MergeFacts>> {
   const { pullRequest } = input
   const foreign = await asForeign(input, context, error)
-  const timedOut = error instanceof MergeTimeoutError
+  const timedOut = input.host.failureOf(error)?.kind === 'merge-timeout'
   // Nothing may merge once no run watches: after a timeout, a cancel or a foreign change.
   let autoMergeOff: boolean | undefined
   if (autoMergeAsked && (timedOut || foreign || context.signal.aborted)) {
-    autoMergeOff = await disableAutoMerge(
-      { ...callOf(input, context), nodeId: pullRequest.nodeId },
-      AUTO_MERGE_OFF_MS
-    )
+    autoMergeOff = await input.host.disableAutoMerge(pullRequest, AUTO_MERGE_OFF_MS)
     context.log.info(
       autoMergeOff
         ? `Turned auto-merge off on ${pullRequest.url}: nothing merges while no run watches.`
@@ -218,45 +206,34 @@ async function mergeFailed(
   })
 }
 
-/** A foreign change, found by the gate or by GitHub (its head moved), named by the compare. */
+/** A foreign change, found by the gate or by the host (its head moved), named by the compare. */
 async function asForeign(
   input: PullRequestInput & { pullRequest: OpenedPullRequest },
   context: StepContext,
   error: unknown
 ): Promise<ForeignChangeError | null> {
   if (error instanceof ForeignChangeError) return error
-  if (!(error instanceof MergeRefusedError) || error.kind !== 'head-moved') return null
+  const failure = input.host.failureOf(error)
+  if (failure?.kind !== 'head-moved') return null
   if (context.signal.aborted) return null
   try {
-    await guardGateBranch(guardInput(input, input.committed.branch, context))
+    await input.host.guardBranch(guardInput(input, input.committed.branch), callOf(context))
   } catch (found) {
     if (found instanceof ForeignChangeError) return found
   }
   return new ForeignChangeError(
     input.committed.branch,
-    `its head moved while the gate merged (GitHub: ${JSON.stringify(error.githubReason)})`
+    `its head moved while the gate merged (${input.host.name}: ${JSON.stringify(failure.said)})`
   )
 }
 
-function callOf(input: PullRequestInput, context: StepContext) {
-  const { gitops } = input
-  return {
-    octokit: input.octokit,
-    owner: gitops.owner,
-    repo: gitops.repo,
-    signal: context.signal,
-    clock: clockOf(context)
-  }
+function callOf(context: StepContext): HostCall {
+  return { signal: context.signal, clock: clockOf(context) }
 }
 
-function guardInput(
-  input: PullRequestInput & { pullRequest: OpenedPullRequest },
-  head: string,
-  context: StepContext
-) {
+function guardInput(input: PullRequestInput & { pullRequest: OpenedPullRequest }, head: string) {
   const { committed, pullRequest } = input
   return {
-    ...callOf(input, context),
     base: input.preflight.branch,
     branch: committed.branch,
     headSha: head,

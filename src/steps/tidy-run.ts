@@ -1,8 +1,22 @@
 // When the tidy step runs: after the outcome is known, on success and failure alike, once the
 // preflight has named the organization and the template; never after a cancel.
-import type { Gate } from '../wiring.js'
+import type { TidySettings } from '../settings/settings.js'
 import type { Journal } from './journal.js'
-import { tidyVersions, tidyWanted } from './tidy.js'
+import type { Located } from './locate.js'
+import type { Preflight } from './preflight.js'
+import type { Pushed } from './push.js'
+import { type TidyInput, tidyVersions, tidyWanted } from './tidy.js'
+
+/** What the tidy run needs of the wiring (src/wiring.ts's Gate); no step imports the wiring. */
+export interface TidyWiring {
+  settings: { tidy: TidySettings }
+  tidy(
+    preflight: Preflight,
+    pushed: Pick<Pushed, 'template' | 'versionId' | 'versionName'> | undefined,
+    testFailed: boolean,
+    located?: Located
+  ): TidyInput
+}
 
 /** This run's test ended Failed (not a timeout, nor an integrity failure). */
 export function testEndedFailed(journal: Journal): boolean {
@@ -12,7 +26,7 @@ export function testEndedFailed(journal: Journal): boolean {
   return wait.failure.kind === 'test-failed' && wait.facts?.last?.phase === 'Failed'
 }
 
-export async function tidyAfterOutcome(journal: Journal, gate: Gate | null): Promise<void> {
+export async function tidyAfterOutcome(journal: Journal, gate: TidyWiring | null): Promise<void> {
   const preflight = journal.value('preflight')
   const testFailed = testEndedFailed(journal)
   if (!gate || !preflight || journal.context.signal.aborted) return

@@ -1,7 +1,7 @@
 // Test object -> waiting | passed | failed.
 // The same rules as config/gitops (Argo CD Lua and Flux CEL), made stricter where they differ:
 // the gate passes only where both tools say Healthy/Current and fails only where both say
-// Degraded/Failed (test/gitops checks this over one fixture table).
+// Degraded/Failed (test/config/gitops checks this over one fixture table).
 // Facts: shared/reference/coder-k8s-api.md §1.4 (phases), §1.7 (observedGeneration), §1.8 (Succeeded).
 import type { CoderTemplateTest, Condition } from '../kube/objects.js'
 

@@ -15,11 +15,11 @@ describe('the commit at its edges, end to end', () => {
     seedOlderVersions(w, ['v0.2.0', 'v0.3.0', 'v0.4.0'])
     const replaced = manifestPathOf('v0.2.0')
     const theirs = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: not-the-gates\n'
-    // Another writer replaces a file keep-tests chose, just before the gate's first ref update.
+    // Another writer replaces a file keep-tests chose, just before the gate's first commit (its
+    // only GraphQL request in commit mode: createCommitOnBranch).
     let raced = false
     const stop = w.github.beforeRequest((method, path) => {
-      if (raced || method !== 'PATCH' || !path.includes(`/repos/${OWNER}/${GITOPS_REPO}/git/refs/`))
-        return
+      if (raced || method !== 'POST' || path !== '/graphql') return
       raced = true
       w.github.writeFile(OWNER, GITOPS_REPO, 'main', replaced, theirs, 'not the gate')
     })

@@ -1,5 +1,5 @@
 // End to end, as gate.test.ts: the early failures (one invalid input; the rest of that table is in
-// test/unit/inputs-step.test.ts) and the promotion answers (one retry, one refusal to overwrite).
+// test/unit/steps/inputs-step.test.ts) and the promotion answers (one retry, one refusal to overwrite).
 import { describe, expect, it } from '@jest/globals'
 import { expectNoSecrets } from './expect.js'
 import { activeVersionName, manifestInGit, promoteRequests } from './world-reads.js'
@@ -10,7 +10,7 @@ const newWorld = oneWorldPerTest()
 
 describe('inputs and early failures, end to end', () => {
   // One row: the refusal sends no request and writes nothing. The rest of the table runs through
-  // the inputs step in test/unit/inputs-step.test.ts, and each rule in test/unit/inputs.test.ts.
+  // the inputs step in test/unit/steps/inputs-step.test.ts, and each rule in test/unit/settings/inputs.test.ts.
   it.each<[string, Record<string, string>, string]>([
     ['a reserved template name', { template: 'new' }, 'Input "template" "new" is invalid']
   ])('refuses %s before any side effect', async (_, overrides, message) => {
@@ -89,7 +89,7 @@ describe('promotion answers, end to end', () => {
 
   // One retry and one refusal to overwrite: which answer is retried, re-read or final is the
   // adapter's table (test/kube/promote.test.ts, fault -> kind) and runPromotion's with an injected
-  // sleep (test/unit/promotion.test.ts), so the e2e runs no longer sleep through every backoff.
+  // sleep (test/unit/promotion/promotion.test.ts), so the e2e runs no longer sleep through every backoff.
   it.each([['429, then success', [{ kind: 'status', code: 429 }], 2]])(
     'promotes after %s',
     async (_, faults, requests) => {

@@ -63,7 +63,10 @@ describe('pull-request mode merges only what the gate wrote', () => {
     expect(run.exitCode).toBe(1)
     expect(run.stdout).toContain(`commit ${foreign} by "other-writer", touching apps/prod.yaml`)
     expect(run.stdout).toContain('delete the branch')
-    const auto = w.github.requests.filter((r) => r.path.endsWith('/graphql'))
+    // The commit goes through GraphQL too (createCommitOnBranch); auto-merge never did.
+    const auto = w.github.requests.filter(
+      (r) => r.path.endsWith('/graphql') && String(r.body).includes('AutoMerge')
+    )
     expect(auto).toHaveLength(0)
     expectNothingMerged(w)
   })

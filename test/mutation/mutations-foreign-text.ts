@@ -36,7 +36,7 @@ export const FOREIGN_TEXT_MODULES: MutatedModule[] = [
   },
   {
     name: 'annotation',
-    tests: ['test/unit/annotation.test.ts'],
+    tests: ['test/unit/report/annotation.test.ts'],
     mutations: mutationsOf('src/report/annotation.ts', [
       ["text.replace(/\\s*[\\r\\n]+\\s*/g, ' ')", 'text', 'foreign newlines make new lines'],
       ['...problems.slice(0, problemsShown),', '', 'the reasons are left out'],

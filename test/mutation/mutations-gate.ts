@@ -4,7 +4,7 @@ import { type MutatedModule, mutationsOf } from './mutation-types.js'
 export const GATE_MODULES: MutatedModule[] = [
   {
     name: 'integrity',
-    tests: ['test/unit/integrity.test.ts', 'test/unit/manifest.test.ts'],
+    tests: ['test/unit/verdict/integrity.test.ts', 'test/unit/verdict/manifest.test.ts'],
     mutations: mutationsOf('src/verdict/integrity.ts', [
       ['if (!pushed.id || !pushed.name)', 'if (!pushed.id && !pushed.name)', 'half-known push'],
       ['status.templateVersionID !== pushed.id', 'status.templateVersionID === pushed.id', 'ID =='],
@@ -27,7 +27,7 @@ export const GATE_MODULES: MutatedModule[] = [
   },
   {
     name: 'verdict',
-    tests: ['test/unit/verdict.test.ts'],
+    tests: ['test/unit/verdict/verdict.test.ts'],
     mutations: mutationsOf('src/verdict/verdict.ts', [
       [
         "typeof status.observedGeneration !== 'number' ||",
@@ -51,7 +51,7 @@ export const GATE_MODULES: MutatedModule[] = [
   },
   {
     name: 'promotion-guard',
-    tests: ['test/unit/promotion-guard.test.ts'],
+    tests: ['test/unit/promotion/promotion-guard.test.ts'],
     mutations: mutationsOf('src/promotion/guard.ts', [
       [
         'if (active.id === ours.id) return',
@@ -83,7 +83,7 @@ export const GATE_MODULES: MutatedModule[] = [
   },
   {
     name: 'promotion',
-    tests: ['test/unit/promotion.test.ts'],
+    tests: ['test/unit/promotion/promotion.test.ts'],
     mutations: mutationsOf('src/promotion/answer.ts', [
       [
         "return reason === 'TooManyRequests' ? retry : reRead(true)",
@@ -124,7 +124,7 @@ export const GATE_MODULES: MutatedModule[] = [
   },
   {
     name: 'promote-step',
-    tests: ['test/unit/promotion.test.ts'],
+    tests: ['test/unit/promotion/promotion.test.ts'],
     mutations: mutationsOf('src/promotion/retry.ts', [
       [
         'if (attempt > 1) {\n        const before',
@@ -145,7 +145,7 @@ export const GATE_MODULES: MutatedModule[] = [
   },
   {
     name: 'version-identity',
-    tests: ['test/unit/version-identity.test.ts', 'test/unit/inputs.test.ts'],
+    tests: ['test/unit/coder/version-identity.test.ts', 'test/unit/settings/inputs.test.ts'],
     mutations: mutationsOf('src/coder/version-identity.ts', [
       [
         'if (commitSha.length < MARKER_SHA_LENGTH) return false',
@@ -172,7 +172,7 @@ export const GATE_MODULES: MutatedModule[] = [
   },
   {
     name: 'naming',
-    tests: ['test/unit/naming.test.ts'],
+    tests: ['test/unit/settings/naming.test.ts'],
     mutations: mutationsOf('src/settings/naming.ts', [
       [
         'if (name.length > CODER_NAME_MAX)',
@@ -205,7 +205,7 @@ export const GATE_MODULES: MutatedModule[] = [
   {
     // Not a decision table: the "never shows a secret value" tests of inputs.test.ts.
     name: 'input secrets',
-    tests: ['test/unit/inputs.test.ts'],
+    tests: ['test/unit/settings/inputs.test.ts'],
     mutations: [
       ...mutationsOf('src/settings/rules.ts', [
         ['      options.hideValue ||\n', '', 'a URL with a password is shown'],
@@ -243,7 +243,7 @@ export const GATE_MODULES: MutatedModule[] = [
   },
   {
     name: 'wait-advice',
-    tests: ['test/unit/wait-advice.test.ts'],
+    tests: ['test/unit/verdict/wait-advice.test.ts'],
     mutations: mutationsOf('src/verdict/wait-advice.ts', [
       [
         "replace('{workspace}', () => where)",

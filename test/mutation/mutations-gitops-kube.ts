@@ -4,7 +4,7 @@ import { type MutatedModule, mutationsOf } from './mutation-types.js'
 export const GITOPS_KUBE_MODULES: MutatedModule[] = [
   {
     name: 'prune',
-    tests: ['test/unit/prune.test.ts'],
+    tests: ['test/unit/gitops/prune.test.ts'],
     mutations: mutationsOf('src/gitops/prune.ts', [
       ['if (input.keep < 1) return []', 'if (input.keep < 0) return []', 'keep-tests 0 prunes'],
       [
@@ -36,7 +36,7 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
   },
   {
     name: 'gitOpsProblems',
-    tests: ['test/unit/gitops-problems.test.ts'],
+    tests: ['test/unit/gitops/gitops-problems.test.ts'],
     mutations: mutationsOf('src/gitops/access.ts', [
       ['if (facts.canWrite === false)', 'if (!facts.canWrite)', 'unknown write right is a problem'],
       [
@@ -63,7 +63,7 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
   },
   {
     name: 'pull-request-state',
-    tests: ['test/unit/pull-request-state.test.ts'],
+    tests: ['test/unit/gitops/pull-request-state.test.ts'],
     mutations: mutationsOf('src/gitops/pull-request-state.ts', [
       [
         'if (pr.merged === true || (pr.merged_at ?? null) !== null)',
@@ -95,7 +95,7 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
   },
   {
     name: 'watch-state',
-    tests: ['test/unit/watch-state.test.ts'],
+    tests: ['test/unit/kube/watch-state.test.ts'],
     mutations: mutationsOf('src/kube/watch-state.ts', [
       [
         "if (step.next.do === 'done' || at < deadlineOf(step.state, rules)) return step",
@@ -127,7 +127,7 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
   },
   {
     name: 'kube accessNeeds',
-    tests: ['test/unit/kube-access.test.ts'],
+    tests: ['test/unit/kube/kube-access.test.ts'],
     mutations: mutationsOf('src/kube/access.ts', [
       ['  if (promote)\n', '  if (true)\n', 'a run that never promotes needs promote'],
       ["verb: 'create',", "verb: 'update',", 'the wrong promote verb'],
@@ -146,7 +146,7 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
   },
   {
     name: 'branchGuard',
-    tests: ['test/unit/branch-guard.test.ts'],
+    tests: ['test/unit/gitops/branch-guard.test.ts'],
     mutations: mutationsOf('src/gitops/branch-guard.ts', [
       [
         'changes.totalCommits > changes.commits.length',

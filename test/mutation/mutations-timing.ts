@@ -4,7 +4,7 @@ import { type MutatedModule, mutationsOf } from './mutation-types.js'
 export const TIMING_MODULES: MutatedModule[] = [
   {
     name: 'backoff',
-    tests: ['test/unit/backoff.test.ts'],
+    tests: ['test/unit/timing/backoff.test.ts'],
     mutations: mutationsOf('src/timing/backoff.ts', [
       [
         'const base = Math.min(initialMs * factor ** Math.max(0, attempt - 1), maxMs)',
@@ -28,7 +28,7 @@ export const TIMING_MODULES: MutatedModule[] = [
   },
   {
     name: 'backoff full jitter',
-    tests: ['test/unit/backoff.test.ts'],
+    tests: ['test/unit/timing/backoff.test.ts'],
     mutations: mutationsOf('src/timing/backoff.ts', [
       [
         "if (input.jitter === 'full') return fullJitter(base, input.random ?? Math.random)",

@@ -27,14 +27,14 @@ afterAll(async () => {
   await sandbox.close()
 })
 
-/** A fresh open pull request: its node id and head commit. */
-function openPull(): { nodeId: string; headSha: string } {
+/** A fresh open pull request: its node id, head commit and head branch. */
+function openPull(): { nodeId: string; headSha: string; branch: string } {
   const branch = `contract-${++branches}`
   sandbox.createBranch(OWNER, GITOPS_REPO, branch)
   sandbox.writeFile(OWNER, GITOPS_REPO, branch, `f${branches}.yaml`, 'a: 1\n', 'change')
   const number = sandbox.openPullRequest(OWNER, GITOPS_REPO, { head: branch })
   const pull = sandbox.pullRequest(OWNER, GITOPS_REPO, number)!
-  return { nodeId: pull.nodeId, headSha: pull.headSha }
+  return { nodeId: pull.nodeId, headSha: pull.headSha, branch }
 }
 
 async function graphql(query: string, variables: Record<string, unknown>) {
@@ -48,7 +48,22 @@ async function graphql(query: string, variables: Record<string, unknown>) {
 }
 
 /** The variables the gate sends with a document: every mutation of its takes one `input`. */
-function inputFor(query: string, pull: { nodeId: string; headSha: string }) {
+function inputFor(query: string, pull: { nodeId: string; headSha: string; branch: string }) {
+  if (/CreateCommitOnBranchInput/.test(query)) {
+    // The gate's commit: onto the pull request's branch, pinned to its head (change.ts).
+    const contents = Buffer.from('kind: CoderTemplateTest\n').toString('base64')
+    return {
+      input: {
+        branch: { repositoryNameWithOwner: `${OWNER}/${GITOPS_REPO}`, branchName: pull.branch },
+        expectedHeadOid: pull.headSha,
+        message: {
+          headline: 'Test acme.docker version v1',
+          body: 'written by coder-template-gate.'
+        },
+        fileChanges: { additions: [{ path: 'tests/t.yaml', contents }], deletions: [] }
+      }
+    }
+  }
   const input: Record<string, unknown> = { pullRequestId: pull.nodeId }
   if (/EnablePullRequestAutoMergeInput/.test(query)) {
     Object.assign(input, { mergeMethod: 'SQUASH', expectedHeadOid: pull.headSha })
@@ -59,8 +74,9 @@ function inputFor(query: string, pull: { nodeId: string; headSha: string }) {
 const documents = gateDocuments()
 
 describe("the gate's GraphQL documents", () => {
-  it('are found in src/ (enablePullRequestAutoMerge at least)', () => {
+  it('are found in src/ (enablePullRequestAutoMerge and createCommitOnBranch at least)', () => {
     expect(documents.some((d) => d.includes('enablePullRequestAutoMerge'))).toBe(true)
+    expect(documents.some((d) => d.includes('createCommitOnBranch'))).toBe(true)
   })
 
   it.each(documents.map((d) => [d.split('\n')[0], d]))(

@@ -1,4 +1,4 @@
-// The part of fengari 0.1.5 (Lua 5.3 in JavaScript) that test/gitops uses. fengari ships no types.
+// The part of fengari 0.1.5 (Lua 5.3 in JavaScript) that test/config/gitops uses. fengari ships no types.
 declare module 'fengari' {
   /** An opaque Lua state. */
   export type LuaState = { readonly __luaState: unique symbol }

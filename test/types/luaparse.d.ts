@@ -1,4 +1,4 @@
-// The part of luaparse 0.3.1 that test/gitops uses. luaparse ships no types.
+// The part of luaparse 0.3.1 that test/config/gitops uses. luaparse ships no types.
 declare module 'luaparse' {
   export interface LuaNode {
     type: string

@@ -4,7 +4,7 @@ import { describe, expect, it } from '@jest/globals'
 import { KubeConfig } from '@kubernetes/client-node'
 import { createClients } from '../../src/clients.js'
 import { recordingLog } from '../coder/helpers.js'
-import { parseWith, RUN_CONTEXT } from './settings-fixture.js'
+import { parseWith, RUN_CONTEXT } from './settings/settings-fixture.js'
 
 function clientsFor(coderUrl: string): string[] {
   const parsed = parseWith({ 'coder-url': coderUrl }, RUN_CONTEXT, {

@@ -1,6 +1,8 @@
 // The house rules of src/ (issue 22, point 5), kept by a test: no import cycle between its files,
 // type-only imports included, no file over 300 lines and no function over 60. A function still over
 // is named below; the list only shrinks: an entry that keeps the rules (or is gone) fails the test.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from '@jest/globals'
 import { measure, sourceFiles } from './code-size.js'
@@ -26,6 +28,57 @@ describe('src/ has no import cycle', () => {
 
   it('finds no cycle', () => {
     expect(findCycles(graph).map((cycle) => cycle.join(' -> '))).toEqual([])
+  })
+})
+
+describe('imports run down, never up to the root of src/', () => {
+  const graph = importGraph(ROOT, files)
+  const FOLDERS = [
+    ...new Set(
+      files
+        .map((file) => file.split('/'))
+        .filter((parts) => parts.length > 2)
+        .map((parts) => `src/${parts[1]}/`)
+    )
+  ]
+  // The root holds the entry and the wiring (main.ts, wiring.ts, clients.ts, log.ts, …): they
+  // build the clients and writers that the folders get, so no folder file may import them.
+  const atRoot = (file: string): boolean => /^src\/[^/]+$/.test(file)
+
+  it.each(FOLDERS)('%s imports nothing at the root (no wiring, no clients)', (folder) => {
+    const up = [...graph]
+      .filter(([file]) => file.startsWith(folder))
+      .flatMap(([file, imports]) => imports.filter(atRoot).map((to) => `${file} -> ${to}`))
+    expect(up).toEqual([])
+  })
+
+  it('sees an import of the wiring', () => {
+    expect(graph.get('src/main.ts')).toContain('src/wiring.ts')
+  })
+})
+
+/** The modules of gitops/ that know no Git host: the interface and the pure rules it names. */
+const HOST_NEUTRAL = ['src/gitops/host.ts', 'src/gitops/prune.ts', 'src/gitops/branch-guard.ts']
+const HOST_CLIENTS = /^(@octokit\/|@actions\/github$)/
+
+describe('src/steps/ knows the Git host only through gitops/host.ts (issue 22, point 3)', () => {
+  const graph = importGraph(ROOT, files)
+  const reached = new Set(files.filter((file) => file.startsWith('src/steps/')))
+  for (const file of reached) for (const target of graph.get(file) ?? []) reached.add(target)
+
+  it('reaches no GitHub adapter, directly or through another module', () => {
+    const gitops = [...reached].filter((file) => file.startsWith('src/gitops/')).sort()
+    expect(gitops.filter((file) => !HOST_NEUTRAL.includes(file))).toEqual([])
+    expect(gitops).toContain('src/gitops/host.ts')
+  })
+
+  it("imports no host's client library, not even a type", () => {
+    const named = [...reached].flatMap((file) =>
+      specifiersOf(file, readFileSync(join(ROOT, file), 'utf8'))
+        .filter((specifier) => HOST_CLIENTS.test(specifier))
+        .map((specifier) => `${file}: ${specifier}`)
+    )
+    expect(named).toEqual([])
   })
 })
 

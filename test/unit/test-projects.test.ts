@@ -51,3 +51,34 @@ describe('jest projects', () => {
     expect(owners).toHaveLength(1)
   })
 })
+
+// The tests of a module live where its source lives: test/unit/<folder>/ for src/<folder>/, the
+// adapter tests in test/<system>/ for src/<system>/, and the health-rule tests in test/config/gitops/.
+describe('the test folders mirror the source folders', () => {
+  const folders = (dir: string): string[] =>
+    readdirSync(path.join(root, dir), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && entry.name !== '__snapshots__')
+      .map((entry) => entry.name)
+  const sourceFolders = folders('src')
+
+  it.each(folders('test/unit'))('test/unit/%s is a folder of src/', (folder) => {
+    expect(sourceFolders).toContain(folder)
+  })
+
+  it.each(['coder', 'gitops', 'kube'])('the adapters of src/%s are tested in test/%s', (folder) => {
+    expect(sourceFolders).toContain(folder)
+    expect(testFiles(`test/${folder}`).length).toBeGreaterThan(0)
+  })
+
+  it('a unit test at the top of test/unit tests the top of src/ or the house rules', () => {
+    const top = readdirSync(path.join(root, 'test/unit')).filter((name) =>
+      name.endsWith('.test.ts')
+    )
+    const house = ['action', 'sandbox-rules', 'source-rules', 'test-projects', 'workflows']
+    const rootModules = readdirSync(path.join(root, 'src'))
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => name.replace(/\.ts$/, ''))
+    for (const file of top)
+      expect([...house, ...rootModules]).toContain(file.replace(/\.test\.ts$/, ''))
+  })
+})

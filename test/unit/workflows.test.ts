@@ -16,6 +16,7 @@ import {
   unpinnedUses,
   yamlBlocks
 } from './workflow-checks.js'
+import { MERGE_STRATEGIES } from '../../src/settings/settings.js'
 
 const read = (path: string): string =>
   readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
@@ -231,7 +232,7 @@ describe('the examples show what they promise', () => {
   it('pull-request-mode.yml uses pull-request mode', () => {
     const [step] = gateStepsOf(loadYaml(example('pull-request-mode.yml')))
     expect(step.with['gitops-mode']).toBe('pull-request')
-    expect(['auto', 'immediate', 'manual']).toContain(step.with['pull-request-merge'])
+    expect(MERGE_STRATEGIES).toContain(step.with['pull-request-merge'])
   })
 })
 

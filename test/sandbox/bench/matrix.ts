@@ -125,8 +125,12 @@ function finalWrites(world: World): Map<string, number> {
 function githubFigures(world: World) {
   const stats = world.github.secondaryLimitStats()
   const refsPath = `/repos/${OWNER}/${GITOPS_REPO}/git/refs/`
+  // A lost race: a ref update that was not a fast forward (the Git Data API's commit), or a
+  // createCommitOnBranch answered STALE_DATA (the gate's commit since wave 4).
   const lostCommitRaces = world.github.requests.filter(
-    (r) => r.method === 'PATCH' && r.path.startsWith(refsPath) && r.status === 422
+    (r) =>
+      (r.method === 'PATCH' && r.path.startsWith(refsPath) && r.status === 422) ||
+      (r.path.endsWith('/graphql') && (r.answer ?? '').includes('"type":"STALE_DATA"'))
   ).length
   return {
     githubRequests: world.github.requests.length,

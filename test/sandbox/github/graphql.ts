@@ -1,11 +1,13 @@
 // GitHub's GraphQL endpoint (POST /graphql; /api/graphql under a GHES base URL), serving the
-// auto-merge mutations (graphql-operations.ts). The document is parsed by graphql-document.ts;
-// errors come back as GitHub sends them: HTTP 200 with `errors`.
+// auto-merge mutations (graphql-operations.ts) and createCommitOnBranch (graphql-commit.ts). The
+// document is parsed by graphql-document.ts; errors come back as GitHub sends them: HTTP 200 with
+// `errors`.
 import { DOCS } from './errors.js'
 import type { Route, RouteContext } from './router.js'
 import { selectedOnly } from './selection.js'
 import { parseOperation, ParseError } from './graphql-document.js'
 import type { Field, Operation } from './graphql-document.js'
+import { COMMIT_MUTATIONS } from './graphql-commit.js'
 import { GraphqlFieldError, MUTATIONS } from './graphql-operations.js'
 import type { Node } from './graphql-operations.js'
 
@@ -15,8 +17,17 @@ const SCHEMA: Record<string, Record<string, string | null>> = {
   Query: {},
   Mutation: {
     enablePullRequestAutoMerge: 'EnablePullRequestAutoMergePayload',
-    disablePullRequestAutoMerge: 'DisablePullRequestAutoMergePayload'
+    disablePullRequestAutoMerge: 'DisablePullRequestAutoMergePayload',
+    createCommitOnBranch: 'CreateCommitOnBranchPayload'
   },
+  CreateCommitOnBranchPayload: {
+    __typename: null,
+    clientMutationId: null,
+    commit: 'Commit',
+    ref: 'Ref'
+  },
+  Commit: { __typename: null, oid: null, url: null, messageHeadline: null },
+  Ref: { __typename: null, name: null, prefix: null },
   EnablePullRequestAutoMergePayload: {
     __typename: null,
     clientMutationId: null,
@@ -83,6 +94,11 @@ function project(value: unknown, selections: Field[] | null): unknown {
   return out
 }
 
+const RESOLVERS: Record<string, (ctx: RouteContext, field: Field) => unknown> = {
+  ...MUTATIONS,
+  ...COMMIT_MUTATIONS
+}
+
 function execute(ctx: RouteContext) {
   const input = ctx.input()
   if (typeof input.query !== 'string') {
@@ -116,7 +132,7 @@ function execute(ctx: RouteContext) {
   for (const field of operation.fields) {
     const key = field.alias ?? field.name
     try {
-      data[key] = project(MUTATIONS[field.name](ctx, field), field.selections)
+      data[key] = project(RESOLVERS[field.name](ctx, field), field.selections)
     } catch (error) {
       if (!(error instanceof GraphqlFieldError)) throw error
       data[key] = null

@@ -6,6 +6,8 @@
 //   GraphQL API."
 // - "In general, no more than 80 content-generating requests per minute and no more than 500
 //   content-generating requests per hour are allowed."
+//   "Content creation limits include actions taken on GitHub in the web interface as well as via the
+//   REST API and GraphQL API." So a mutation (createCommitOnBranch among them) counts as one.
 // - "If you exceed a secondary rate limit, you will receive a 403 or 429 response and an error
 //   message that indicates that you exceeded a secondary rate limit. If the retry-after response
 //   header is present, you should not retry your request until after that many seconds has elapsed.

@@ -120,7 +120,7 @@ export interface GitHubSandbox {
   /**
    * The next `count` branch writes meet another writer who moves the branch first: a contents
    * PUT/DELETE answers `kind` ("is at X but expected Y"); a non-forced ref PATCH is no longer a fast
-   * forward (422 "Update is not a fast forward").
+   * forward (422 "Update is not a fast forward"); a createCommitOnBranch answers STALE_DATA.
    */
   injectConflicts(count: number, kind: 409 | 422): void
   injectServerErrors(count: number, status?: number): void

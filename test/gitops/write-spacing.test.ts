@@ -36,9 +36,11 @@ async function twoWrites(spaceWrites: boolean | undefined, throttleId: string): 
 }
 
 describe('write spacing', () => {
-  it('by default, a second write waits for the plugin: at least about 1 s after the first', async () => {
+  it('by default, a second write waits for the plugin: well apart from the first', async () => {
     const [first, second] = await twoWrites(undefined, 'spacing-default')
-    expect(second! - first!).toBeGreaterThanOrEqual(900)
+    // The plugin spaces the sends 1 s apart; the sandbox times arrivals, which a loaded machine
+    // shifts by a few hundred ms (866 ms seen). Unspaced writes arrive within a few ms.
+    expect(second! - first!).toBeGreaterThanOrEqual(500)
   })
 
   it('spaceWrites: false sends both writes (each answered as usual)', async () => {

@@ -3,11 +3,20 @@
 // the head the change was judged at). Create only: the test spec is immutable, so a manifest
 // present with another spec is a conflict. Identical content and nothing to delete make no commit,
 // so a re-run changes nothing. Pull-request mode first creates its branch at the base's head (REST).
-import { clockOf, type GitHubCall, githubCall, githubError, requestOptions } from './github-call.js'
+import {
+  clockOf,
+  DEFAULT_GITHUB_REQUEST_TIMEOUT_MS,
+  type GitHubCall,
+  githubCall,
+  githubError,
+  rateLimitText,
+  requestOptions
+} from './github-call.js'
+import { afterCommitRateLimit } from './commit-rate-limit.js'
 import { type DroppedRemoval, type JudgedRemoval, removalsAtHead } from './prune.js'
 import { nextRaceAttempt } from './race-backoff.js'
 import { readBlobAt } from './read-file.js'
-import { commitOnBranch, LostRace, RefusedByRules } from './commit-on-branch.js'
+import { commitOnBranch, LostRace, RateLimitedCommit, RefusedByRules } from './commit-on-branch.js'
 import { CHECKED_WRITE_ATTEMPTS, mayHaveStored, withoutBlindRetry } from './resend.js'
 
 const TOKEN = { input: 'gitops-token', needs: '`contents: write`' }
@@ -38,6 +47,8 @@ export interface CommitOutcome {
   dropped: DroppedRemoval[]
   /** How often another writer moved the branch first. */
   lostRaces: number
+  /** How often the gate waited for GitHub's rate limit before it judged again; absent when never. */
+  rateLimitPauses?: number
 }
 
 /** The file exists with other content: the spec is immutable, a new version needs a new name. */
@@ -65,11 +76,17 @@ export async function commitChange(input: CommitChangeInput): Promise<CommitOutc
   const branch = input.branch || (await defaultBranch(input))
   const clock = clockOf(input)
   const deadline = input.deadline ?? clock.now() + DEFAULT_RACE_WINDOW_MS
-  for (let lostRaces = 0; ;) {
+  for (let lostRaces = 0, pauses = 0; ;) {
     input.signal?.throwIfAborted()
     try {
-      return { ...(await commitOnce(input, branch)), lostRaces }
+      const outcome = { ...(await commitOnce(input, branch)), lostRaces }
+      return pauses === 0 ? outcome : { ...outcome, rateLimitPauses: pauses }
     } catch (error) {
+      // Not a lost race: wait as GitHub asked, then the head is read and the change judged again.
+      if (error instanceof RateLimitedCommit) {
+        await rateLimitPause(input, branch, error.answer, ++pauses, deadline)
+        continue
+      }
       if (!(error instanceof LostRace)) throw error
       lostRaces += 1
       // Another writer moved the branch: pause, re-read the head and build the commit again.
@@ -83,6 +100,33 @@ export async function commitChange(input: CommitChangeInput): Promise<CommitOutc
 }
 
 const DEFAULT_RACE_WINDOW_MS = 600_000
+
+async function rateLimitPause(
+  input: CommitChangeInput,
+  branch: string,
+  answer: unknown,
+  pause: number,
+  deadline: number
+): Promise<void> {
+  const clock = clockOf(input)
+  input.signal?.throwIfAborted()
+  const step = afterCommitRateLimit(answer, {
+    now: clock.now(),
+    deadline,
+    requestTimeoutMs: input.requestTimeoutMs ?? DEFAULT_GITHUB_REQUEST_TIMEOUT_MS,
+    pause,
+    random: input.random?.(),
+    aborted: false
+  })
+  if (step.action === 'not-limited') throw answer
+  if (step.action === 'give-up') {
+    const where = `${input.owner}/${input.repo}`
+    const text = rateLimitText(step.limited, `committing to branch ${branch}`, where, step.decision)
+    throw new Error(text, { cause: answer })
+  }
+  // A cancel during the wait rejects with the signal's reason.
+  await clock.sleep(step.waitMs, input.signal)
+}
 
 function keptMoving(input: CommitChangeInput, branch: string, lostRaces: number): Error {
   return new Error(

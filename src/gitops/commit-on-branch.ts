@@ -4,8 +4,20 @@
 // API"), and fifty gates racing for one branch used up the 500 with lost races (bench --matrix 50).
 // It is compare-and-set: GitHub commits only while the branch is at expectedHeadOid.
 import type { GraphqlError } from './pull-request-state.js'
-import { clockOf, type GitHubCall, githubCall, requestOptions, userError } from './github-call.js'
-import { CHECKED_WRITE_ATTEMPTS, mayHaveStored, withoutBlindRetry } from './resend.js'
+import {
+  clockOf,
+  type GitHubCall,
+  githubCall,
+  rateLimitOf,
+  requestOptions,
+  userError
+} from './github-call.js'
+import {
+  CHECKED_WRITE_ATTEMPTS,
+  mayHaveStored,
+  withoutBlindRetry,
+  withoutRateLimitResend
+} from './resend.js'
 
 const TOKEN = { input: 'gitops-token', needs: '`contents: write`' }
 
@@ -31,6 +43,17 @@ export interface CommitMade {
 /** Another writer moved the branch first: re-read the head and build the change again. */
 export class LostRace extends Error {
   override name = 'LostRace'
+}
+
+/**
+ * GitHub refused the mutation for a rate limit, and it was not re-sent (octokit.ts): change.ts
+ * waits (commit-rate-limit.ts), re-reads the head and judges the change again.
+ */
+export class RateLimitedCommit extends Error {
+  override name = 'RateLimitedCommit'
+  constructor(readonly answer: unknown) {
+    super('GitHub refused the commit for a rate limit', { cause: answer })
+  }
 }
 
 /** A refusal that is the branch's rules or protection; change.ts turns it into BranchProtectedError. */
@@ -65,6 +88,8 @@ export async function commitOnBranch(input: CommitOnBranchInput): Promise<Commit
     } catch (error) {
       const errors = graphqlErrors(error)
       if (errors && !input.signal?.aborted) throw await refusal(input, errors)
+      if (!input.signal?.aborted && rateLimitOf(error, clockOf(input).now()))
+        throw new RateLimitedCommit(error)
       if (input.signal?.aborted || attempt >= CHECKED_WRITE_ATTEMPTS || !mayHaveStored(error))
         throw userError(error, input, TOKEN, `committing to branch ${input.branch}`)
       // The answer was lost, and the commit may have landed: the branch tells, never a blind resend.
@@ -101,7 +126,8 @@ async function sendCommit(input: CommitOnBranchInput): Promise<CommitMade> {
           deletions: input.deletions.map((path) => ({ path }))
         }
       },
-      request: withoutBlindRetry(requestOptions(input))
+      // Neither plugin re-sends it: after a wait the head it is pinned to has likely moved.
+      request: withoutRateLimitResend(withoutBlindRetry(requestOptions(input)))
     }
   )
   const { commit } = answer.createCommitOnBranch

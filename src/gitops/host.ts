@@ -71,6 +71,8 @@ export interface ChangeOutcome {
   dropped: DroppedRemoval[]
   /** How often another writer moved the branch first. */
   lostRaces: number
+  /** How often the gate waited for GitHub's rate limit before it judged again; absent when never. */
+  rateLimitPauses?: number
 }
 
 export interface ManifestFile {

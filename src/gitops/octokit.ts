@@ -80,6 +80,13 @@ function stopOnAbort(octokit: {
   })
 }
 
+// The request options the plugin hands its handlers; rateLimitResend: resend.ts.
+interface LimitedRequest {
+  method: string
+  url: string
+  request?: { signal?: AbortSignal; rateLimitResend?: boolean }
+}
+
 /**
  * The throttling plugin's onRateLimit / onSecondaryRateLimit: true waits retryAfter seconds and
  * retries, false gives up.
@@ -93,12 +100,15 @@ function rateLimitHandler(
 ) {
   return async (
     retryAfter: number,
-    request: { method: string; url: string; request?: { signal?: AbortSignal } },
+    request: LimitedRequest,
     _octokit: unknown,
     retryCount: number
   ): Promise<boolean> => {
     // The request options carry the token only in headers; log method and URL template alone.
     const what = `${request.method} ${request.url}`
+    // resend.ts withoutRateLimitResend: the caller waits, re-reads and builds a new request itself
+    // (secondary only: a GraphQL primary limit is a 200 answer that github-call.ts cannot read).
+    if (kind === 'secondary' && request.request?.rateLimitResend === false) return false
     // The wait is the step's (github-call.ts rateLimitWait): the call's own limit stops meanwhile.
     // The plugin's wait cannot be interrupted, so a cancelled run must not start one.
     const signal = request.request?.signal

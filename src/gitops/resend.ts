@@ -18,3 +18,14 @@ export function mayHaveStored(error: unknown): boolean {
   if (!answer) return false
   return !answer.answered || answer.status >= 500
 }
+
+/**
+ * Request options that make octokit.ts's secondary-rate-limit handler give up on this one request
+ * instead of re-sending it after the wait: for a compare-and-set write (the commit mutation) whose
+ * caller re-reads before it writes again (commit-rate-limit.ts).
+ */
+export function withoutRateLimitResend<T extends object>(
+  request: T
+): T & { rateLimitResend: false } {
+  return { ...request, rateLimitResend: false }
+}

@@ -103,6 +103,8 @@ export async function commitManifest(
     for (const dropped of outcome.dropped) context.log.warning(droppedRemovalText(dropped))
     if (outcome.lostRaces > 0)
       context.log.info(`another writer moved the branch first ${outcome.lostRaces} times`)
+    if (outcome.rateLimitPauses)
+      context.log.info(`waited for GitHub's rate limit ${outcome.rateLimitPauses} times`)
     const result = committed(input, manifest, manifestPath, outcome)
     const removals = deletions.map((deletion) => deletion.path)
     return result.ok ? { ...result, value: { ...result.value, removals } } : result

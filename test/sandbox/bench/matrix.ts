@@ -2,6 +2,7 @@
 // GitOps repository and branch, one GitHub token (docs/examples/matrix.yml). The GitHub sandbox
 // enforces the secondary limits (github/secondary-limits.ts), at GitHub's numbers unless told.
 // Used by `npm run bench -- --matrix N` and by test/e2e/matrix.test.ts.
+import { writeFileSync } from 'node:fs'
 import { GITOPS_REPO, OWNER, startWorld, type World } from '../world.js'
 import type { ActionRun } from '../action-runner.js'
 import type { SecondaryLimits } from '../github/index.js'
@@ -72,6 +73,7 @@ export async function runMatrix(options: MatrixOptions): Promise<MatrixResult> {
       templates.map((template, i) => gate(world, options, template, i))
     )
     const wallMs = Date.now() - started
+    writeGitHubLog(world)
     return {
       mode: options.mode,
       gates: runs,
@@ -120,6 +122,18 @@ function finalWrites(world: World): Map<string, number> {
     finals.set(info.name, info.at)
   )
   return finals
+}
+
+/** BENCH_GITHUB_LOG=<file>: one line per GitHub request (method, path, GraphQL operation, status). */
+function writeGitHubLog(world: World): void {
+  const file = process.env.BENCH_GITHUB_LOG
+  if (!file) return
+  const lines = world.github.requests.map((r) => {
+    const operation = /\b(query|mutation)\s+(\w+)/.exec(r.body ?? '')
+    const path = r.path.split('?')[0]
+    return `${r.method} ${path}${operation ? ` ${operation[2]}` : ''} ${r.status}`
+  })
+  writeFileSync(file, lines.join('\n') + '\n')
 }
 
 function githubFigures(world: World) {

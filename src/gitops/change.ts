@@ -3,6 +3,7 @@
 // the head the change was judged at). Create only: the test spec is immutable, so a manifest
 // present with another spec is a conflict. Identical content and nothing to delete make no commit,
 // so a re-run changes nothing. Pull-request mode first creates its branch at the base's head (REST).
+import type { ChangeInput, ChangeOutcome } from './host.js'
 import {
   clockOf,
   DEFAULT_GITHUB_REQUEST_TIMEOUT_MS,
@@ -13,7 +14,7 @@ import {
   requestOptions
 } from './github-call.js'
 import { afterCommitRateLimit } from './commit-rate-limit.js'
-import { type DroppedRemoval, type JudgedRemoval, removalsAtHead } from './prune.js'
+import { removalsAtHead } from './prune.js'
 import { nextRaceAttempt } from './race-backoff.js'
 import { readBlobAt } from './read-file.js'
 import { commitOnBranch, LostRace, RateLimitedCommit, RefusedByRules } from './commit-on-branch.js'
@@ -21,35 +22,16 @@ import { CHECKED_WRITE_ATTEMPTS, mayHaveStored, withoutBlindRetry } from './rese
 
 const TOKEN = { input: 'gitops-token', needs: '`contents: write`' }
 
-export interface CommitChangeInput extends GitHubCall {
-  /** The branch to commit to; '' = the default branch. */
-  branch: string
-  /** Pull-request mode: create `branch` from the head of this branch when it does not exist. */
-  baseBranch?: string
-  manifest: { path: string; content: string; isSame(existing: string): boolean }
-  /** Files to remove in the same commit, each only while the judged blob is still at its path. */
-  deletions: JudgedRemoval[]
-  message: string
+/** The host-neutral change (gitops/host.ts), with GitHub's call and the race loop's knobs. */
+export interface CommitChangeInput extends GitHubCall, ChangeInput {
   /** Lost races are retried until this time (on `clock`). Default: 10 minutes from the start. */
   deadline?: number
   /** The race backoff's jitter, in [0, 1). Default the toolkit's (src/timing/backoff.ts); tests fix it. */
   random?: () => number
 }
 
-export interface CommitOutcome {
-  status: 'created' | 'unchanged'
-  /** '' when unchanged. */
-  commitSha: string
-  commitUrl: string
-  branch: string
-  deleted: string[]
-  /** Removals left out at the head committed onto, and why. */
-  dropped: DroppedRemoval[]
-  /** How often another writer moved the branch first. */
-  lostRaces: number
-  /** How often the gate waited for GitHub's rate limit before it judged again; absent when never. */
-  rateLimitPauses?: number
-}
+/** The host-neutral outcome of one change (gitops/host.ts), as GitHub gives it. */
+export type CommitOutcome = ChangeOutcome
 
 /** The file exists with other content: the spec is immutable, a new version needs a new name. */
 export class ManifestConflictError extends Error {

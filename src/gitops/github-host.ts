@@ -2,14 +2,9 @@
 // of this folder, which keep their own contracts and tests. Built once in the wiring (clients.ts).
 import { gitOpsProblems, inspectGitOpsRepository } from './access.js'
 import { disableAutoMerge, guardGateBranch } from './branch-changes.js'
-import {
-  BranchProtectedError,
-  commitChange,
-  type CommitOutcome,
-  ManifestConflictError
-} from './change.js'
+import { BranchProtectedError, commitChange, ManifestConflictError } from './change.js'
 import { type GitHubCall, githubCall, rateLimitOf, repoOf } from './github-call.js'
-import type { ChangeOutcome, GitHost, HostCall, HostFailure, HostLinks } from './host.js'
+import type { GitHost, HostCall, HostFailure, HostLinks } from './host.js'
 import { listManifestFiles } from './manifests.js'
 import type { GitOpsOctokit } from './octokit-type.js'
 import {
@@ -31,9 +26,6 @@ export interface GitHubHostOptions {
   /** Time limit of each call; tests shorten it. Default github-call.ts's. */
   requestTimeoutMs?: number
 }
-
-// commitChange's outcome is the interface's: a change of either shows here first.
-const sameOutcome = (outcome: CommitOutcome): ChangeOutcome => outcome
 
 export class GitHubHost implements GitHost {
   readonly name = 'GitHub'
@@ -83,8 +75,7 @@ export class GitHubHost implements GitHost {
   forwardSpentBranch: GitHost['forwardSpentBranch'] = (branch, base, call) =>
     forwardSpentBranch({ ...this.call(call), branch, base })
 
-  commit: GitHost['commit'] = async (change, call) =>
-    sameOutcome(await commitChange({ ...this.call(call), ...change }))
+  commit: GitHost['commit'] = (change, call) => commitChange({ ...this.call(call), ...change })
 
   openPullRequest: GitHost['openPullRequest'] = (open, call) =>
     openPullRequest({ ...this.call(call), ...open })

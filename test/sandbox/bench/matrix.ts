@@ -28,6 +28,8 @@ export interface GateOutcome {
   detail: string
   /** The gate's last rate-limit warnings, joined by ' | '. */
   limitNotes?: string
+  /** How often the commit waited for a rate limit and judged again (the commit step's log line). */
+  commitRateLimitPauses?: number
 }
 
 export interface MatrixResult {
@@ -113,7 +115,9 @@ async function gate(
     .slice(-3)
     .join(' | ')
   const detail = ok ? '' : `exit ${run.exitCode}: ${(run.stdout + run.stderr).slice(-1500)}`
-  return { template, ok, durationMs: run.durationMs, detail, limitNotes }
+  const paused = /waited for GitHub's rate limit (\d+) times/.exec(run.stdout)
+  const commitRateLimitPauses = paused ? Number(paused[1]) : 0
+  return { template, ok, durationMs: run.durationMs, detail, limitNotes, commitRateLimitPauses }
 }
 
 function finalWrites(world: World): Map<string, number> {

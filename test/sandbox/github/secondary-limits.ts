@@ -34,6 +34,12 @@ export interface SecondaryLimits {
    * a bench or a test scales time with it (and the client's delayUnitMs to match).
    */
   secondMs: number
+  /**
+   * Milliseconds the client waits per second it is told (retry-after, or reset minus now). Default
+   * secondMs: a client whose delay unit is scaled to match. 1000 for a client that is not, such as
+   * the shipped bundle, so that a scaled window still asks it for a scaled wait.
+   */
+  clientSecondMs?: number
 }
 
 export const GITHUB_SECONDARY_LIMITS: SecondaryLimits = {
@@ -141,14 +147,15 @@ export class SecondaryLimiter {
 
   private refusal(limit: SecondaryRefusal['limit'], freeAt: number): SecondaryRefusal {
     const { secondMs, status, answer } = this.limits
-    const seconds = Math.max(1, Math.ceil((freeAt - this.now()) / secondMs))
+    const clientSecondMs = this.limits.clientSecondMs ?? secondMs
+    const seconds = Math.max(1, Math.ceil((freeAt - this.now()) / clientSecondMs))
     // The text GitHub sends; plugin-throttling matches /\bsecondary rate\b/i.
     const message =
       'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.'
     if (answer === 'retry-after')
       return { status, message, limit, headers: { 'retry-after': String(seconds) } }
-    // Now plus the wait in the limits' seconds: a client that scales its delay unit to secondMs
-    // (plugin-throttling: (reset - now) s × retryAfterBaseValue) then waits the scaled time.
+    // Now plus the wait in the client's seconds: a client that scales its delay unit to
+    // clientSecondMs (plugin-throttling: (reset - now) s × retryAfterBaseValue) waits until freeAt.
     const reset = Math.floor(Date.now() / 1000) + seconds
     return {
       status,

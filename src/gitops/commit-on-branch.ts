@@ -86,18 +86,23 @@ export async function commitOnBranch(input: CommitOnBranchInput): Promise<Commit
     try {
       return await sendCommit(input)
     } catch (error) {
-      const errors = graphqlErrors(error)
-      if (errors && !input.signal?.aborted) throw await refusal(input, errors)
+      // A rate limit first: GraphQL's primary limit is an answer with errors too (RATE_LIMITED).
       if (!input.signal?.aborted && rateLimitOf(error, clockOf(input).now()))
         throw new RateLimitedCommit(error)
+      const errors = graphqlErrors(error)
+      if (errors && !input.signal?.aborted) {
+        const refused = await refusal(input, errors)
+        // A resend after a lost answer meets STALE_DATA when the first copy landed late: ours.
+        const landed = attempt > 1 && refused instanceof LostRace ? await ourCommit(input) : null
+        if (landed) return landed
+        throw refused
+      }
       if (input.signal?.aborted || attempt >= CHECKED_WRITE_ATTEMPTS || !mayHaveStored(error))
         throw userError(error, input, TOKEN, `committing to branch ${input.branch}`)
       // The answer was lost, and the commit may have landed: the branch tells, never a blind resend.
       await clockOf(input).sleep(200 * attempt, input.signal)
       const since = await commitsSince(input)
-      const ours = since.find(
-        (c) => c.parent === input.expectedHead && c.message.trim() === input.message.trim()
-      )
+      const ours = findOurs(since, input)
       if (ours) return { sha: ours.sha, url: ours.url }
       if (since.length > 0) throw new LostRace(`branch ${input.branch} moved`)
       // Still at the expected head: nothing was stored, send again (still compare-and-set).
@@ -182,6 +187,18 @@ async function rulesBlockCommits(input: CommitOnBranchInput): Promise<boolean> {
     // Cannot tell: the refusal is reported as it came.
     return false
   }
+}
+
+/** Our commit, right after the expected head with our message; another writer's is not. */
+function findOurs(since: Landed[], input: CommitOnBranchInput): Landed | undefined {
+  return since.find(
+    (c) => c.parent === input.expectedHead && c.message.trim() === input.message.trim()
+  )
+}
+
+async function ourCommit(input: CommitOnBranchInput): Promise<CommitMade | null> {
+  const ours = findOurs(await commitsSince(input), input)
+  return ours ? { sha: ours.sha, url: ours.url } : null
 }
 
 interface Landed {

@@ -4,7 +4,8 @@
 // that re-send is a wasted content-creating request that comes back STALE_DATA (bench --matrix 50:
 // 174 lost races, 165 refusals). The mutation goes out without that re-send (octokit.ts
 // withoutRateLimitResend) and the loop waits here, then re-reads the head and judges again. The
-// rules are github-call.ts's: the wait GitHub asked for counts against the step's deadline. Pure.
+// rules are github-call.ts's: the wait GitHub asked for counts against the step's deadline. Pure when
+// `random` is given (production leaves it to Math.random, as the throttle handler's spread).
 import { backoff } from '../timing/backoff.js'
 import {
   decideRateLimitWait,

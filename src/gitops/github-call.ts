@@ -208,6 +208,8 @@ export interface RateLimited {
  * the end from `retry-after` seconds or `x-ratelimit-reset` epoch seconds, else at least one minute.
  */
 export function rateLimitOf(error: unknown, now: number): RateLimited | undefined {
+  const graphql = graphqlRateLimitOf(error, now)
+  if (graphql) return graphql
   const github = githubError(error)
   if (!github || (github.status !== 403 && github.status !== 429)) return undefined
   const headers = ((error as { response?: { headers?: Record<string, unknown> } }).response
@@ -220,6 +222,27 @@ export function rateLimitOf(error: unknown, now: number): RateLimited | undefine
   if (retryAfter > 0) until = now + retryAfter * 1000
   else if (reset > 0) until = reset * 1000
   return { kind: secondary ? 'secondary' : 'primary', until }
+}
+
+/**
+ * GraphQL's primary limit is an HTTP 200 whose errors carry `type: RATE_LIMITED` (GitHub's
+ * rate-limits-for-the-graphql-api; not in the team's reference: read from the docs and from
+ * plugin-throttling 11, which throws it as "GraphQL Rate Limit Exceeded" with the `response`).
+ * The end is `x-ratelimit-reset`, else at least one minute. Read by the structured type only.
+ */
+function graphqlRateLimitOf(error: unknown, now: number): RateLimited | undefined {
+  const failed = error as {
+    errors?: unknown
+    headers?: Record<string, unknown>
+    response?: { headers?: Record<string, unknown>; data?: { errors?: unknown } }
+  } | null
+  const errors = failed?.errors ?? failed?.response?.data?.errors
+  const limited =
+    Array.isArray(errors) &&
+    errors.some((e) => (e as { type?: unknown } | null)?.type === 'RATE_LIMITED')
+  if (!limited) return undefined
+  const reset = Number((failed?.response?.headers ?? failed?.headers ?? {})['x-ratelimit-reset'])
+  return { kind: 'primary', until: reset > 0 ? reset * 1000 : now + 60_000 }
 }
 
 /** Why the gate stopped waiting, by the last decision (undefined: the plugin asked nothing). */

@@ -107,8 +107,8 @@ function rateLimitHandler(
     // The request options carry the token only in headers; log method and URL template alone.
     const what = `${request.method} ${request.url}`
     // resend.ts withoutRateLimitResend: the caller waits, re-reads and builds a new request itself
-    // (secondary only: a GraphQL primary limit is a 200 answer that github-call.ts cannot read).
-    if (kind === 'secondary' && request.request?.rateLimitResend === false) return false
+    // (github-call.ts rateLimitOf reads both kinds, GraphQL's 200 RATE_LIMITED included).
+    if (request.request?.rateLimitResend === false) return false
     // The wait is the step's (github-call.ts rateLimitWait): the call's own limit stops meanwhile.
     // The plugin's wait cannot be interrupted, so a cancelled run must not start one.
     const signal = request.request?.signal

@@ -143,3 +143,72 @@ describe('a commit mutation refused by the secondary limit', () => {
     expect(s.readFile(OWNER, REPO, 'main', PATH)).toBeNull()
   })
 })
+
+/** A sandbox with GitHub's own limits (none met here) and one repository. */
+async function plainSandbox(): Promise<GitHubSandbox> {
+  sandbox = await startGitHubSandbox({})
+  sandbox.createRepo(OWNER, REPO, { defaultBranch: 'main', files: { 'README.md': '# r\n' } })
+  return sandbox
+}
+
+describe("a commit mutation that meets GraphQL's primary limit (HTTP 200, RATE_LIMITED)", () => {
+  it('is not re-sent by the plugin: the gate waits, re-reads the head and commits there', async () => {
+    const s = await plainSandbox()
+    s.injectGraphqlRateLimit(1, 1)
+    const judgedAt = s.branchHead(OWNER, REPO, 'main')!
+    const clock = scaledClock(() => s.writeFile(OWNER, REPO, 'main', 'other.yaml', 'x: 1\n'))
+    const { done, warnings } = change(s, { clock })
+    const outcome = await done
+    const movedTo = s.commits(OWNER, REPO, 'main').at(-2)!.sha
+    expect(outcome).toMatchObject({ status: 'created', lostRaces: 0, rateLimitPauses: 1 })
+    expect(mutations(s)).toEqual([
+      { status: 200, error: 'RATE_LIMITED', expectedHead: judgedAt },
+      { status: 200, error: undefined, expectedHead: movedTo }
+    ])
+    expect(warnings).toEqual([])
+  })
+
+  it('fails naming the primary rate limit when its reset is past the deadline', async () => {
+    const s = await plainSandbox()
+    s.injectGraphqlRateLimit(1, 3600)
+    const { done } = change(s, {
+      clock: scaledClock(() => undefined),
+      deadline: Date.now() + 60_000
+    })
+    await expect(done).rejects.toThrow(
+      /^GitHub's rate limit \(primary\) stopped committing to branch main .*later than this step's deadline/
+    )
+    expect(mutations(s).map((m) => m.error)).toEqual(['RATE_LIMITED'])
+  })
+})
+
+describe('a commit mutation whose first copy lands after its answer was lost', () => {
+  it('meets STALE_DATA on the resend, finds its own commit and reports it', async () => {
+    const s = await plainSandbox()
+    const judgedAt = s.branchHead(OWNER, REPO, 'main')!
+    let late = ''
+    let sent = 0
+    // The first copy's answer is lost (a 502, nothing stored), and it "lands late": right before
+    // the resend, a commit with our parent and message.
+    s.beforeRequest((method, path) => {
+      if (method !== 'POST' || path !== '/graphql') return
+      if (++sent === 1) s.injectServerErrors(1, 502)
+      if (sent !== 2) return
+      late = s.writeFile(
+        OWNER,
+        REPO,
+        'main',
+        PATH,
+        'kind: CoderTemplateTest\n',
+        'Test acme.docker version v2'
+      )
+    })
+    const outcome = await change(s, { clock: scaledClock(() => undefined) }).done
+    expect(mutations(s).map((m) => [m.status, m.error, m.expectedHead])).toEqual([
+      [502, undefined, judgedAt],
+      [200, 'STALE_DATA', judgedAt]
+    ])
+    expect(outcome).toMatchObject({ status: 'created', commitSha: late, lostRaces: 0 })
+    expect(s.commits(OWNER, REPO, 'main')).toHaveLength(2)
+  })
+})

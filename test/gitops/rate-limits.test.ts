@@ -219,7 +219,31 @@ describe('rateLimitOf', () => {
       answer(403, 'Resource not accessible by integration', { 'x-ratelimit-remaining': '4000' }),
       undefined
     ],
-    ['another status', answer(500, 'secondary rate limit', {}), undefined]
+    ['another status', answer(500, 'secondary rate limit', {}), undefined],
+    [
+      "GraphQL's primary limit as plugin-throttling throws it (a 200 with RATE_LIMITED)",
+      Object.assign(new Error('GraphQL Rate Limit Exceeded'), {
+        response: {
+          status: 200,
+          headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now / 1000 + 300) },
+          data: {
+            data: null,
+            errors: [{ type: 'RATE_LIMITED', message: 'API rate limit exceeded' }]
+          }
+        }
+      }),
+      { kind: 'primary', until: now + 300_000 }
+    ],
+    [
+      "GraphQL's primary limit as @octokit/graphql throws it, without a reset: a minute",
+      { errors: [{ type: 'RATE_LIMITED', message: 'x' }], headers: {} },
+      { kind: 'primary', until: now + 60_000 }
+    ],
+    [
+      'another GraphQL refusal (the text says rate limit, the type does not)',
+      { errors: [{ type: 'STALE_DATA', message: 'API rate limit exceeded' }], headers: {} },
+      undefined
+    ]
   ])('%s', (_name, error, expected) => {
     expect(rateLimitOf(error, now)).toEqual(expected)
   })

@@ -3,7 +3,7 @@
 // document is parsed by graphql-document.ts; errors come back as GitHub sends them: HTTP 200 with
 // `errors`.
 import { DOCS } from './errors.js'
-import type { Route, RouteContext } from './router.js'
+import type { Answer, Route, RouteContext } from './router.js'
 import { selectedOnly } from './selection.js'
 import { parseOperation, ParseError } from './graphql-document.js'
 import type { Field, Operation } from './graphql-document.js'
@@ -152,5 +152,28 @@ export const graphqlRoute: Route = {
   method: 'POST',
   template: '/graphql',
   docs: DOCS.graphql,
-  handle: (ctx) => ({ status: 200, json: selectedOnly(ctx.input(), execute(ctx)) })
+  handle: (ctx) =>
+    rateLimitedAnswer(ctx) ?? { status: 200, json: selectedOnly(ctx.input(), execute(ctx)) }
+}
+
+/**
+ * GraphQL's primary limit (rate-limits-for-the-graphql-api, "Exceeding the rate limit"): HTTP 200,
+ * an error of type RATE_LIMITED, `x-ratelimit-remaining: 0` and the reset in epoch seconds.
+ * guess: the message text; clients read the type and the headers.
+ */
+function rateLimitedAnswer(ctx: RouteContext): Answer | undefined {
+  const seconds = ctx.state.graphqlRateLimits.shift()
+  if (seconds === undefined) return undefined
+  const reset = Math.floor(Date.now() / 1000) + seconds
+  const headers = {
+    'x-ratelimit-limit': '5000',
+    'x-ratelimit-remaining': '0',
+    'x-ratelimit-reset': String(reset),
+    'x-ratelimit-resource': 'graphql'
+  }
+  const error = {
+    type: 'RATE_LIMITED',
+    message: 'API rate limit exceeded for installation ID 4242.'
+  }
+  return { status: 200, headers, json: { data: null, errors: [error] } }
 }

@@ -11,6 +11,7 @@ type FaultControls = Pick<
   | 'failAfterStoring'
   | 'truncateTrees'
   | 'injectRateLimit'
+  | 'injectGraphqlRateLimit'
   | 'hangNextRequests'
   | 'routeCounts'
 >
@@ -37,6 +38,9 @@ export function faultControls(http: HttpState): FaultControls {
     },
     injectRateLimit(count, fault = {}) {
       for (let i = 0; i < count; i++) http.rateLimitFaults.push(fault)
+    },
+    injectGraphqlRateLimit(count, seconds = 1) {
+      for (let i = 0; i < count; i++) state.graphqlRateLimits.push(seconds)
     },
     hangNextRequests(count) {
       http.requestsToHang += count

@@ -40,6 +40,8 @@ export class SandboxState {
   readonly knownLogins = new Set<string>()
   /** Consumed by the next write that moves a branch (contents PUT/DELETE, ref PATCH). */
   readonly conflictFaults: Array<409 | 422> = []
+  /** GraphQL primary-limit answers to give (seconds to the reset), one per request. */
+  readonly graphqlRateLimits: number[] = []
   /** Test hook: trees with more entries than this come back cut, with `truncated: true`. */
   treeEntryLimit: number | null = null
   private readonly nextIds: Record<IdKind, number> = {

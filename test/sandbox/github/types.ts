@@ -136,6 +136,8 @@ export interface GitHubSandbox {
   /** Trees with more entries than this are cut and flagged `truncated` (GitHub's limit); null: never. */
   truncateTrees(maxEntries: number | null): void
   injectRateLimit(count: number, fault?: RateLimitFault): void
+  /** The next `count` GraphQL requests meet the primary limit (a 200 with RATE_LIMITED). */
+  injectGraphqlRateLimit(count: number, secondsToReset?: number): void
   /**
    * The next `count` authenticated requests get no answer: the connection stays open until the
    * client gives up or the sandbox closes. Recorded with status 0.

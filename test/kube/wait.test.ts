@@ -14,7 +14,7 @@ import {
 import type { WatchStream } from './helpers/kubeServer.js'
 import { WORLD_NAMESPACE, WORLD_TEST_NAME, startTestWorld } from './helpers/testWorld.js'
 import type { TestWorld } from './helpers/testWorld.js'
-import { startKubeSandbox } from '../sandbox/kube/server.js'
+import { startKubeSandbox, type KubeSandbox } from '../sandbox/kube/server.js'
 import { FakeCoder, testManifest } from '../sandbox-kube/helpers.js'
 import { FakeClock } from '../timing/fake-clock.js'
 
@@ -409,6 +409,32 @@ describe('waitForTest', () => {
   })
 })
 
+/** A wait for the world's test that never ends on its own (never final, no deadline near). */
+function endlessWait(
+  kube: KubeSandbox,
+  signal: AbortSignal,
+  stats: WaitStats,
+  overrides: Partial<WaitOptions>
+): Promise<unknown> {
+  return waitForTest({
+    kc: loadKubeConfig({ kubeconfig: kube.kubeconfig(), context: '' }).kc,
+    namespace: WORLD_NAMESPACE,
+    name: WORLD_TEST_NAME,
+    signal,
+    isFinal: () => false,
+    syncDeadline: Date.now() + NEVER_MS,
+    waitTimeoutMs: NEVER_MS,
+    stats,
+    ...overrides
+  }).catch((e: unknown) => e)
+}
+
+/** The watch requests as the server recorded them, in order: the resourceVersion each started from. */
+const watchedFromVersions = (kube: KubeSandbox): (string | null)[] =>
+  kube.requests
+    .filter((r) => /[?&]watch=true/.test(r.path))
+    .map((r) => new URL(r.path, kube.url).searchParams.get('resourceVersion'))
+
 describe('waitForTest against the kube sandbox (bookmarks, a short event window)', () => {
   it('resumes an idle wait from the bookmark resourceVersion: no 410, no re-list, no re-read', async () => {
     const kube = await startKubeSandbox({
@@ -421,27 +447,14 @@ describe('waitForTest against the kube sandbox (bookmarks, a short event window)
     const stats = newWaitStats()
     try {
       const created = kube.store.create(WORLD_NAMESPACE, testManifest(WORLD_TEST_NAME))
-      const waiting = waitForTest({
-        kc: loadKubeConfig({ kubeconfig: kube.kubeconfig(), context: '' }).kc,
-        namespace: WORLD_NAMESPACE,
-        name: WORLD_TEST_NAME,
-        signal: controller.signal,
-        isFinal: () => false,
-        syncDeadline: Date.now() + NEVER_MS,
-        waitTimeoutMs: NEVER_MS,
-        watchTimeoutSeconds: 1, // the server ends each watch cleanly after 1 s
-        stats
-      }).catch((e: unknown) => e)
+      // the server ends each watch cleanly after 1 s
+      const waiting = endlessWait(kube, controller.signal, stats, { watchTimeoutSeconds: 1 })
       await until(() => stats.watches === 1 && stats.bookmarks >= 1)
       // Writes elsewhere push the test's own resourceVersion out of the event window: a watch from
       // it would now get 410 Gone, and only the bookmarks carry a newer resourceVersion.
       for (let i = 0; i < 5; i++) kube.store.create('other', testManifest(`filler-${i}`))
       const afterWrites = Number(kube.store.currentResourceVersion)
-      // Watch requests as the server recorded them, in order: each from its resourceVersion.
-      const watchedFrom = (): number[] =>
-        kube.requests
-          .filter((r) => /[?&]watch=true/.test(r.path))
-          .map((r) => Number(new URL(r.path, kube.url).searchParams.get('resourceVersion')))
+      const watchedFrom = (): number[] => watchedFromVersions(kube).map(Number)
       await until(() => watchedFrom().length >= 3, 10000)
       controller.abort()
       expect(isAbortError(await waiting)).toBe(true)
@@ -470,25 +483,14 @@ describe('waitForTest against the kube sandbox (bookmarks, a short event window)
     const stats = newWaitStats()
     try {
       const created = kube.store.create(WORLD_NAMESPACE, testManifest(WORLD_TEST_NAME))
-      const waiting = waitForTest({
-        kc: loadKubeConfig({ kubeconfig: kube.kubeconfig(), context: '' }).kc,
-        namespace: WORLD_NAMESPACE,
-        name: WORLD_TEST_NAME,
-        signal: controller.signal,
-        isFinal: () => false,
-        syncDeadline: Date.now() + NEVER_MS,
-        waitTimeoutMs: NEVER_MS,
-        minHealthyWatchMs: 50,
-        stats
-      }).catch((e: unknown) => e)
+      const waiting = endlessWait(kube, controller.signal, stats, { minHealthyWatchMs: 50 })
       await until(() => stats.watches >= 4, 10000)
       controller.abort()
       expect(isAbortError(await waiting)).toBe(true)
       expect(stats).toMatchObject({ gets: 1, lists: 0, bookmarks: 0, errors: 0 })
-      const from = kube.requests
-        .filter((r) => /[?&]watch=true/.test(r.path))
-        .map((r) => new URL(r.path, kube.url).searchParams.get('resourceVersion'))
-      expect(new Set(from)).toEqual(new Set([created.metadata.resourceVersion]))
+      expect(new Set(watchedFromVersions(kube))).toEqual(
+        new Set([created.metadata.resourceVersion])
+      )
     } finally {
       controller.abort()
       await kube.close()

@@ -9,7 +9,7 @@ export type {
   SandboxComment,
   SandboxCommit,
   SandboxPullRequest
-} from './server.js'
+} from './types.js'
 export type { MergeableState } from './pulls.js'
 export type { ProtectionOptions, RuleDefinition, RulesetOptions } from './rules.js'
 export type {

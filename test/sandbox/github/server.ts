@@ -24,17 +24,6 @@ import { SandboxState, tokenGrant } from './state.js'
 import type { GitHubSandbox, GitHubSandboxOptions } from './types.js'
 import { userRoutes } from './users.js'
 
-export type {
-  CreateRepoOptions,
-  GitHubSandbox,
-  GitHubSandboxOptions,
-  RateLimitFault,
-  RateLimitKind,
-  SandboxComment,
-  SandboxCommit,
-  SandboxPullRequest
-} from './types.js'
-
 function sandboxRouter(): Router {
   const router = new Router()
   // First match wins: /branches/{branch}/protection before /branches/{branch+}.

@@ -3,7 +3,7 @@
 import { isIP } from 'node:net'
 
 /** 127.0.0.0/8, ::1 and the name localhost (RFC 6761 keeps it on the loopback). Pure. */
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
   // WHATWG URL lowercases names, writes IPv4 in dotted decimal and IPv6 in brackets.
   const host = hostname
     .replace(/^\[(.*)\]$/, '$1')

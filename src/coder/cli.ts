@@ -5,10 +5,10 @@ import { constants as fsConstants } from 'node:fs'
 import { access, chmod, rm, stat } from 'node:fs/promises'
 import { isAbsolute, join, resolve } from 'node:path'
 import type { StepLog } from '../steps/step.js'
-import type { CoderClient } from './client.js'
 import { serverVersionProblem } from './server-version.js'
+import type { CoderClient } from './client.js'
 
-export const CLI_TOOL_NAME = 'coder'
+const CLI_TOOL_NAME = 'coder'
 
 export interface ResolveCoderCliOptions {
   /** The coder-cli input; '' or undefined downloads the deployment's own CLI. */
@@ -24,7 +24,7 @@ export interface ResolveCoderCliOptions {
   log: StepLog
 }
 
-export const DEFAULT_DOWNLOAD_TIMEOUT_MS = 5 * 60_000
+const DEFAULT_DOWNLOAD_TIMEOUT_MS = 5 * 60_000
 
 export interface ResolvedCoderCli {
   path: string
@@ -52,6 +52,27 @@ export function cliDownloadName(platform: string, arch: string): string {
   return `coder-${os}-${coderArch}${os === 'windows' ? '.exe' : ''}`
 }
 
+/** This version's CLI from the tool cache; null when absent or unusable (then it is downloaded). */
+async function fromToolCache(
+  version: string,
+  cacheArch: string,
+  targetFile: string,
+  platform: string,
+  log: StepLog
+): Promise<ResolvedCoderCli | null> {
+  const cachedDir = tc.find(CLI_TOOL_NAME, version, cacheArch)
+  if (!cachedDir) return null
+  const cachedPath = join(cachedDir, targetFile)
+  try {
+    await makeExecutable(cachedPath, platform)
+    log.info(`Using the Coder CLI ${version} from the tool cache: ${cachedPath}`)
+    return { path: cachedPath, source: 'tool-cache', version }
+  } catch {
+    log.warning(`The tool cache entry ${cachedDir} has no ${targetFile}; downloading again.`)
+    return null
+  }
+}
+
 export async function resolveCoderCli(options: ResolveCoderCliOptions): Promise<ResolvedCoderCli> {
   const platform = options.platform ?? process.platform
   const arch = options.arch ?? process.arch
@@ -64,26 +85,16 @@ export async function resolveCoderCli(options: ResolveCoderCliOptions): Promise<
   const targetFile = platform === 'win32' ? 'coder.exe' : 'coder'
   // The deployment serves a CLI of its own version, so the cache is keyed by the server version.
   const { version } = await options.client.buildInfo()
-  // The version becomes a directory of the tool cache: never a path of the server's choosing.
+  // The version becomes a directory of the tool cache: never a path of the server's choosing,
+  // whoever answers buildInfo (CoderClient checks it too).
   const problem = serverVersionProblem(version)
   if (problem) {
     const at = withoutCredentials(options.coderUrl)
     throw new Error(`Coder at ${at} answered /api/v2/buildinfo, but ${problem}`)
   }
   const cacheArch = name.replace(/^coder-/, '').replace(/\.exe$/, '')
-  const cachedDir = tc.find(CLI_TOOL_NAME, version, cacheArch)
-  if (cachedDir) {
-    const cachedPath = join(cachedDir, targetFile)
-    try {
-      await makeExecutable(cachedPath, platform)
-      options.log.info(`Using the Coder CLI ${version} from the tool cache: ${cachedPath}`)
-      return { path: cachedPath, source: 'tool-cache', version }
-    } catch {
-      options.log.warning(
-        `The tool cache entry ${cachedDir} has no ${targetFile}; downloading again.`
-      )
-    }
-  }
+  const cached = await fromToolCache(version, cacheArch, targetFile, platform, options.log)
+  if (cached) return cached
 
   const url = `${options.coderUrl.replace(/\/+$/, '')}/bin/${name}`
   const shownUrl = withoutCredentials(url)

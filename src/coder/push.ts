@@ -196,7 +196,7 @@ async function resolvePushed({
 }
 
 /** Coder's message: the `error:` line and what follows it (coder-cli.md §1.3). */
-export function cliErrorText(result: TemplatesPushResult): string {
+function cliErrorText(result: TemplatesPushResult): string {
   const lines = result.stderr.split(/\r?\n/)
   const start = lines.findIndex((line) => line.startsWith('error: '))
   if (start >= 0) {

@@ -130,7 +130,7 @@ export async function runTemplatesPush(
  * which YAML 1.1 and 1.2 parsers (yaml.v3 in the CLI) read back as the same text: no `on`, `0777`
  * or `1e3` surprises.
  */
-export async function writeVariablesFile(
+async function writeVariablesFile(
   variables: { name: string; value: string }[],
   tempDir: string = process.env.RUNNER_TEMP || tmpdir()
 ): Promise<{ path: string; remove: () => Promise<void> }> {

@@ -5,7 +5,7 @@ import { CoderApiError, type CoderClient, type CoderTemplateVersion } from './cl
 
 export const VERSION_PAGE_SIZE = 100
 /** 100 pages of 100: a bound on the list, so that a server that never ends a page cannot loop. */
-export const MAX_VERSION_PAGES = 100
+const MAX_VERSION_PAGES = 100
 
 /** Every version of the template (archived ones too if asked), following the pages to the end. */
 export async function listTemplateVersions(

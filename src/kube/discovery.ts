@@ -12,7 +12,7 @@ export interface DiscoveryOptions {
   timeoutMs?: number
 }
 
-export const PROMOTE_RESOURCE = 'codertemplates/promote'
+const PROMOTE_RESOURCE = 'codertemplates/promote'
 
 export async function assertCoderK8sServed(
   kc: KubeConfig,

@@ -34,7 +34,7 @@ export interface PostedPromotion extends PromoteAnswer {
   body: unknown
 }
 
-export const DEFAULT_PROMOTE_TIMEOUT_MS = 30000
+const DEFAULT_PROMOTE_TIMEOUT_MS = 30000
 
 function templatesPath(namespace: string): string {
   return `/apis/${AGGREGATION_API_VERSION}/namespaces/${encodeURIComponent(namespace)}/codertemplates`
@@ -89,7 +89,7 @@ export async function postPromotion(options: PromoteOptions): Promise<PostedProm
  * deadline never falls after ours. Below one second, milliseconds (Go's time.ParseDuration, which the
  * API server uses, accepts `500ms`; guess: `0s` would be read as "no timeout given").
  */
-export function serverTimeout(timeoutMs: number): string {
+function serverTimeout(timeoutMs: number): string {
   const ms = Math.max(1, Math.floor(timeoutMs))
   return ms >= 1000 ? `${Math.floor(ms / 1000)}s` : `${ms}ms`
 }

@@ -71,7 +71,7 @@ export async function promoteTested(
     )
   }
   if (decision.kind === 'refused') return guardRefused(decision, facts)
-  if (context.signal.aborted) throw new Error('cancelled')
+  // A cancel before the first request ends in runPromotion, which checks before every send.
   return sendPromotion(input, active, facts, context)
 }
 

@@ -19,7 +19,7 @@ export interface TidyWiring {
 }
 
 /** This run's test ended Failed (not a timeout, nor an integrity failure). */
-export function testEndedFailed(journal: Journal): boolean {
+function testEndedFailed(journal: Journal): boolean {
   const wait = journal.entry('wait')?.result
   if (wait === undefined || wait.ok) return false
   // An integrity failure judged an object that is not ours, whatever its phase.

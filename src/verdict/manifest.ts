@@ -11,7 +11,7 @@ import {
 } from '../kube/objects.js'
 
 /** §1.2: the API server writes this default, so a stored object always has timeoutSeconds. */
-export const DEFAULT_TIMEOUT_SECONDS = 900
+const DEFAULT_TIMEOUT_SECONDS = 900
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by'
 export const MANAGED_BY = 'coder-template-gate'
 

@@ -2,10 +2,13 @@
 // without building or spawning it. The environment is what the runner gives a JavaScript action
 // (action-runner.ts); process.env is restored afterwards. The gate finds its directory through
 // GITHUB_WORKSPACE, so the working directory stays (process.chdir fails in worker threads).
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { inputEnv, parseGitHubOutput, type RunnerContext } from '../sandbox/action-runner.js'
+import { readFileSync } from 'node:fs'
+import {
+  parseGitHubOutput,
+  runnerEnv,
+  runnerFiles,
+  type RunnerContext
+} from '../sandbox/action-runner.js'
 import type { World } from '../sandbox/world.js'
 
 export interface InProcessRun {
@@ -14,42 +17,13 @@ export interface InProcessRun {
   stdout: string
 }
 
-function runnerEnv(inputs: Record<string, string>, context: RunnerContext): Record<string, string> {
-  const temp = mkdtempSync(path.join(tmpdir(), 'gate-contract-'))
-  const files = { output: 'output.txt', summary: 'summary.md', event: 'event.json' }
-  for (const name of Object.values(files)) writeFileSync(path.join(temp, name), '')
-  writeFileSync(path.join(temp, files.event), JSON.stringify(context.payload ?? {}))
-  for (const dir of ['runner-temp', 'tool-cache']) mkdirSync(path.join(temp, dir))
-  return {
-    HOME: temp,
-    CI: 'true',
-    GITHUB_ACTIONS: 'true',
-    GITHUB_EVENT_NAME: context.eventName,
-    GITHUB_EVENT_PATH: path.join(temp, files.event),
-    GITHUB_REF: context.ref,
-    GITHUB_SHA: context.sha,
-    GITHUB_REPOSITORY: context.repository,
-    GITHUB_SERVER_URL: context.serverUrl ?? 'https://github.example',
-    GITHUB_API_URL: context.apiUrl,
-    GITHUB_RUN_ID: context.runId ?? '4242',
-    GITHUB_RUN_ATTEMPT: '1',
-    GITHUB_WORKSPACE: context.workspace,
-    GITHUB_OUTPUT: path.join(temp, files.output),
-    GITHUB_STEP_SUMMARY: path.join(temp, files.summary),
-    RUNNER_TEMP: path.join(temp, 'runner-temp'),
-    RUNNER_TOOL_CACHE: path.join(temp, 'tool-cache'),
-    RUNNER_OS: 'Linux',
-    RUNNER_ARCH: 'X64',
-    ...inputEnv(inputs)
-  }
-}
-
 export async function runGateInProcess(
   world: World,
   overrides: Record<string, string> = {},
   context: Partial<RunnerContext> = {}
 ): Promise<InProcessRun> {
-  const env = runnerEnv(world.inputs(overrides), world.context(context))
+  const runner = world.context(context)
+  const env = runnerEnv(runner, runnerFiles(runner), world.inputs(overrides), undefined)
   const saved = { ...process.env }
   const write = process.stdout.write.bind(process.stdout)
   let stdout = ''

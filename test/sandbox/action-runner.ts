@@ -72,7 +72,7 @@ export function inputEnv(inputs: Record<string, string>): Record<string, string>
   )
 }
 
-interface RunnerFiles {
+export interface RunnerFiles {
   temp: string
   outputFile: string
   summaryFile: string
@@ -82,7 +82,7 @@ interface RunnerFiles {
 }
 
 /** A fresh temp directory with the files a runner gives a step. */
-function runnerFiles(context: RunnerContext): RunnerFiles {
+export function runnerFiles(context: RunnerContext): RunnerFiles {
   const temp = mkdtempSync(path.join(tmpdir(), 'gate-run-'))
   const outputFile = path.join(temp, 'output.txt')
   const summaryFile = path.join(temp, 'summary.md')
@@ -98,7 +98,7 @@ function runnerFiles(context: RunnerContext): RunnerFiles {
 }
 
 /** Only what a runner would pass: no inherited KUBECONFIG, HOME kube config or tokens. */
-function runnerEnv(
+export function runnerEnv(
   context: RunnerContext,
   files: RunnerFiles,
   inputs: Record<string, string>,

@@ -9,32 +9,19 @@ import type { PullRequestInput } from '../../../src/steps/pull-request.js'
 import type { StepContext } from '../../../src/steps/step.js'
 import { recordingLog } from '../../coder/helpers.js'
 import { FakeClock } from '../../timing/fake-clock.js'
+import { REQUIRED_INPUTS, RUN_CONTEXT } from '../settings/settings-fixture.js'
 import { MemoryGitHost } from '../../gitops/memory/host.js'
 
-const CONTEXT: RunContext = {
-  eventName: 'push',
-  ref: 'refs/heads/main',
-  sha: '0123456789abcdef0123456789abcdef01234567',
-  serverUrl: 'https://github.com',
-  repository: 'acme/templates',
-  runId: '77',
-  runAttempt: '1',
-  workspace: '/work/repo',
-  subject: 'Add Go to the docker template'
-}
+// The settings tests' run, on a branch push rather than a tag.
+const CONTEXT: RunContext = { ...RUN_CONTEXT, ref: 'refs/heads/main' }
 
 export const MANIFEST_PATH = 'coder-template-tests/docker-v2.yaml'
 export const GATE_BRANCH = 'coder-template-gate/docker-v2'
 
 export function settingsFor(inputs: Partial<Record<InputName, string>> = {}): Settings {
   const all: Partial<Record<InputName, string>> = {
-    'coder-url': 'https://coder.example.com',
-    'coder-token': 'coder-secret-token',
-    template: 'docker',
+    ...REQUIRED_INPUTS,
     version: 'v2',
-    namespace: 'coder-tests',
-    'gitops-repository': 'acme/gitops',
-    'gitops-token': 'ghs_secret',
     'gitops-path': 'coder-template-tests',
     'test-name': 'docker-v2',
     ...inputs

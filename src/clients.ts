@@ -16,7 +16,7 @@ export interface Clients {
   observer: CoderClient
 }
 
-export const GITHUB_COM_API = 'https://api.github.com'
+const GITHUB_COM_API = 'https://api.github.com'
 
 export function createClients(inputs: ValidInputs, signal: AbortSignal, log: StepLog): Clients {
   const { coder, gitops } = inputs.settings

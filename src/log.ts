@@ -23,7 +23,7 @@ export function safeLogLines(text: string, token: () => string = randomUUID): st
   return [`::stop-commands::${resume}`, text, `::${resume}::`]
 }
 
-export function writeSafely(text: string): void {
+function writeSafely(text: string): void {
   for (const line of safeLogLines(text)) core.info(line)
 }
 

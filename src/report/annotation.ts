@@ -8,7 +8,7 @@ import { headline } from './summary.js'
 // check run's annotation message is at most 64 KB. Ten reason lines and 4 KB keep the annotation
 // readable at a glance; the rest stays in the job summary and the log.
 export const MAX_REASON_LINES = 10
-export const MAX_LINE_LENGTH = 400
+const MAX_LINE_LENGTH = 400
 export const MAX_MESSAGE_BYTES = 4096
 /** Slots kept for what to do when the reasons are many: the fix must not be cut off. */
 const ADVICE_SLOTS = 2

@@ -5,6 +5,7 @@ import type { GitOpsPart, RunReport, TestPart, VersionPart } from './report.js'
 import { headline } from './summary.js'
 import { ganttChart } from './gantt.js'
 import { tidyFacts } from './tidy-facts.js'
+import { shortSha } from '../settings/naming.js'
 
 export const COMMENT_MARKER = 'result'
 
@@ -81,7 +82,7 @@ function gitopsLink(gitops: GitOpsPart): string {
   if (gitops.pullRequest?.url)
     return markdownLink(gitops.pullRequest.url, `pull request #${gitops.pullRequest.number}`)
   const landed = gitops.landed
-  return landed?.url ? markdownLink(landed.url, `commit ${landed.sha.slice(0, 7)}`) : ''
+  return landed?.url ? markdownLink(landed.url, `commit ${shortSha(landed.sha)}`) : ''
 }
 
 function factRows(report: RunReport): [string, string][] {

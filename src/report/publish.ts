@@ -30,7 +30,11 @@ export interface ReportWriters {
 }
 
 export async function publishReport(report: RunReport, writers: ReportWriters): Promise<void> {
-  writeOutputs(report, writers.setOutput)
+  try {
+    writeOutputs(report, writers.setOutput)
+  } catch (error) {
+    writers.log.warning(`Could not write the step outputs: ${messageOf(error)}`)
+  }
   try {
     await writers.writeSummary(renderSummary(report, writers.now()))
   } catch (error) {

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto'
 /** codersdk NameValid: template and organization names. */
 export const CODER_NAME_PATTERN = /^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/
 export const CODER_NAME_MAX = 32
-export const RESERVED_CODER_NAMES = ['new', 'create']
+const RESERVED_CODER_NAMES = ['new', 'create']
 
 /** codersdk TemplateVersionNameValid. */
 export const VERSION_NAME_PATTERN = /^[a-zA-Z0-9]+(?:[_.-][a-zA-Z0-9]+)*$/

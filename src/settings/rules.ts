@@ -105,9 +105,9 @@ export class InputReader<Name extends string> {
 }
 
 /** Longer values are left out of an error message. */
-export const SHOWN_VALUE_MAX = 100
+const SHOWN_VALUE_MAX = 100
 
-export function orList(items: string[]): string {
+function orList(items: string[]): string {
   if (items.length <= 1) return items.join('')
   return `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`
 }

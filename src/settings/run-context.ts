@@ -1,6 +1,7 @@
 // The workflow run as the runner describes it: GITHUB_* variables and the event payload.
 import { readFileSync } from 'node:fs'
 import type { RunContext } from './settings.js'
+import { shortSha } from './naming.js'
 
 type Env = Record<string, string | undefined>
 
@@ -67,5 +68,5 @@ export function runUrlOf(context: RunContext): string {
 
 export function defaultSubject(context: RunContext): string {
   const sha = revisionOf(context)
-  return context.subject.split(/\r?\n/)[0]?.trim() || `Commit ${sha.slice(0, 7)}`
+  return context.subject.split(/\r?\n/)[0]?.trim() || `Commit ${shortSha(sha)}`
 }

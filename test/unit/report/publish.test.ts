@@ -22,7 +22,12 @@ interface Written {
 }
 
 function writers(
-  options: { summaryFails?: boolean; commentFails?: boolean; comment?: boolean } = {}
+  options: {
+    outputsFail?: boolean
+    summaryFails?: boolean
+    commentFails?: boolean
+    comment?: boolean
+  } = {}
 ): [ReportWriters, Written] {
   const written: Written = { outputs: {}, summaries: [], lines: [], warnings: [], comments: [] }
   const log = {
@@ -33,7 +38,10 @@ function writers(
   }
   return [
     {
-      setOutput: (name, value) => (written.outputs[name] = value),
+      setOutput: (name, value) => {
+        if (options.outputsFail) throw new Error('ENOSPC')
+        written.outputs[name] = value
+      },
       writeSummary: async (text) => {
         if (options.summaryFails) throw new Error('EACCES')
         written.summaries.push(text)
@@ -88,6 +96,15 @@ describe('publishReport', () => {
     expect(written.warnings).toEqual([warning])
     expect(Object.keys(written.outputs)).toHaveLength(15)
     expect(written.lines[0]).toContain('passed its test')
+  })
+
+  it('a failing write of the outputs is a warning; the summary, epilogue and comment are written', async () => {
+    const [given, written] = writers({ outputsFail: true })
+    await publishReport(passed, given)
+    expect(written.warnings).toEqual(['Could not write the step outputs: ENOSPC'])
+    expect(written.summaries).toEqual([renderSummary(passed, 1_000)])
+    expect(written.lines[0]).toContain('passed its test')
+    expect(written.comments).toEqual([renderComment(passed)])
   })
 
   it('comments nowhere without a commenter', async () => {

@@ -183,17 +183,21 @@ async function rulesBlockCommits(input: CommitOnBranchInput): Promise<boolean> {
       request: requestOptions(input)
     })
     return data.some((rule) => BLOCKS_DIRECT_COMMIT.has(rule.type))
-  } catch {
+  } catch (error) {
+    if (input.signal?.aborted) throw error
     // Cannot tell: the refusal is reported as it came.
     return false
   }
 }
 
-/** Our commit, right after the expected head with our message; another writer's is not. */
+/**
+ * Our commit: the first one after the expected head (only it can have that parent on a line of
+ * first parents), with our message. The branch guard still judges its paths in pull-request mode.
+ */
 function findOurs(since: Landed[], input: CommitOnBranchInput): Landed | undefined {
-  return since.find(
-    (c) => c.parent === input.expectedHead && c.message.trim() === input.message.trim()
-  )
+  const first = since[0]
+  const ours = first?.parent === input.expectedHead && first.message.trim() === input.message.trim()
+  return ours ? first : undefined
 }
 
 async function ourCommit(input: CommitOnBranchInput): Promise<CommitMade | null> {

@@ -69,6 +69,11 @@ function throwIfCancelled(signal: AbortSignal, outcomeUnknown: boolean): void {
 export async function runPromotion(input: PromoteStepInput): Promise<Promoted> {
   const sleep = input.sleep ?? systemSleep
   const maxAttempts = input.maxAttempts ?? MAX_PROMOTE_ATTEMPTS
+  const reRead = (
+    after: { why: string; retryIfUnchanged: boolean },
+    read: string | null
+  ): NextStep =>
+    decideAfterReread(read, input.versionID, input.previousActiveVersionID, input.mode, after)
   let pending: { why: string; retryIfUnchanged: boolean } | null = null
   let lastWhy = ''
   // Whether a request may have reached Coder without a clear answer: then the version may be active.
@@ -91,7 +96,7 @@ export async function runPromotion(input: PromoteStepInput): Promise<Promoted> {
       if (next.kind === 're-read') {
         outcomeUnknown = true
         input.log(`Reading the active version before anything else (${next.why}).`)
-        next = await readAgain(input, next, outcomeUnknown)
+        next = reRead(next, await safeRead(input))
       }
     }
     switch (next.kind) {
@@ -183,7 +188,7 @@ async function guardBeforeResend(
   }
 }
 
-/** A re-read of the active version; a third version active there goes to the guard. */
+/** A re-read after one that failed; a third version active there goes to the guard. */
 async function readAgain(
   input: PromoteStepInput,
   pending: { why: string; retryIfUnchanged: boolean },
@@ -202,7 +207,7 @@ function isThirdVersion(input: PromoteStepInput, read: string | null): boolean {
 }
 
 /**
- * A re-read found a third version active: the guard judges it, so the
+ * A later re-read (after one that failed) found a third version active: the guard judges it, so the
  * run is refused naming that version, as before any re-send. The table's failure stands when the
  * guard cannot read the version or would promote (the third version was seen: never send then).
  */

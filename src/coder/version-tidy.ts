@@ -84,3 +84,16 @@ export const KEPT_TEXT: Record<KeptWhy, string> = {
   importing: 'its import is still running',
   'unknown-created-at': 'Coder gave no creation time'
 }
+
+const MAX_WARNING_REASON = 300
+
+/**
+ * A refused archive as one warning line. Coder's message is data: the StepLog's warning is an
+ * annotation whose text core escapes (`%`, CR, LF), and the reason is flattened to one short line.
+ */
+export function refusedArchiveWarning(name: string, note: string): string {
+  const flat = note.replace(/\s+/g, ' ').trim()
+  const reason =
+    flat.length > MAX_WARNING_REASON ? `${flat.slice(0, MAX_WARNING_REASON - 1)}…` : flat
+  return `Version ${name} was not archived (keep-versions / archive-failed): ${reason}. It stays in Coder.`
+}

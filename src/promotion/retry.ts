@@ -84,7 +84,7 @@ export async function runPromotion(input: PromoteStepInput): Promise<Promoted> {
 
     let next: NextStep
     if (pending) {
-      next = await readAgain(input, pending, outcomeUnknown)
+      next = await readAgain(input, pending)
     } else {
       if (attempt > 1) {
         const before = await guardBeforeResend(input, outcomeUnknown, lastWhy)
@@ -96,7 +96,9 @@ export async function runPromotion(input: PromoteStepInput): Promise<Promoted> {
       if (next.kind === 're-read') {
         outcomeUnknown = true
         input.log(`Reading the active version before anything else (${next.why}).`)
-        next = reRead(next, await safeRead(input))
+        const read = await safeRead(input)
+        refuseThirdVersion(input, read)
+        next = reRead(next, read)
       }
     }
     switch (next.kind) {
@@ -171,6 +173,7 @@ async function guardBeforeResend(
     input.log('Could not read the active version before sending again: the template was not found.')
     return 'unread'
   }
+  refuseThirdVersion(input, active.id, active)
   const decision = guardPromotion({ ...input.guard, active })
   if (decision.kind === 'refused') {
     const message = `${decision.message} (read before sending the promote again, after ${after})`
@@ -188,37 +191,37 @@ async function guardBeforeResend(
   }
 }
 
-/** A re-read after one that failed; a third version active there goes to the guard. */
+/** A re-read after one that failed: a third version active there is refused like on any read. */
 async function readAgain(
   input: PromoteStepInput,
-  pending: { why: string; retryIfUnchanged: boolean },
-  outcomeUnknown: boolean
+  pending: { why: string; retryIfUnchanged: boolean }
 ): Promise<NextStep> {
   const read = await safeRead(input)
+  refuseThirdVersion(input, read)
   const { versionID, previousActiveVersionID, mode } = input
-  const next = decideAfterReread(read, versionID, previousActiveVersionID, mode, pending)
-  if (next.kind !== 'fail' || !isThirdVersion(input, read)) return next
-  return guardThirdVersion(input, outcomeUnknown, pending.why, next)
-}
-
-function isThirdVersion(input: PromoteStepInput, read: string | null): boolean {
-  const known = [input.versionID, input.previousActiveVersionID]
-  return read !== null && input.previousActiveVersionID !== '' && !known.includes(read)
+  return decideAfterReread(read, versionID, previousActiveVersionID, mode, pending)
 }
 
 /**
- * A later re-read (after one that failed) found a third version active: the guard judges it, so the
- * run is refused naming that version, as before any re-send. The table's failure stands when the
- * guard cannot read the version or would promote (the third version was seen: never send then).
+ * Any read in the loop (the re-read after an unclear answer, a later re-read, the read before a
+ * re-send) that finds a version active which is neither ours nor the one active before the first
+ * request: another writer acted, and the run is Refused with the same text whichever read saw it.
+ * The text names the version by ID only, because the aggregated API's read gives no name.
  */
-async function guardThirdVersion(
+function refuseThirdVersion(
   input: PromoteStepInput,
-  outcomeUnknown: boolean,
-  why: string,
-  failure: NextStep
-): Promise<NextStep> {
-  const before = await guardBeforeResend(input, outcomeUnknown, why)
-  return before !== 'unread' && before.kind === 'promoted' ? before : failure
+  read: string | null,
+  facts?: VersionFacts
+): void {
+  const previous = input.previousActiveVersionID
+  if (read === null || previous === '' || read === input.versionID || read === previous) return
+  const { ours } = input.guard
+  throw new PromotionRefusedError({
+    kind: 'refused',
+    why: 'changed',
+    active: facts ?? { id: read, name: '', createdAt: '' },
+    message: `Another writer activated version ${read} while this run promoted ${ours.name} (${input.versionID}); the version active before the promote request was ${previous}. The gate never overwrites another writer: decide which version should be active, and promote it again.`
+  })
 }
 
 function messageOf(error: unknown): string {

@@ -5,7 +5,12 @@ import type { CoderClient, CoderTemplateVersion } from '../coder/client.js'
 import { isJobActive } from '../coder/client.js'
 import { archiveVersion, listTemplateVersions } from '../coder/versions.js'
 import type { TidySettings } from '../settings/settings.js'
-import { chooseVersionsToArchive, KEPT_TEXT, type ListedVersion } from '../coder/version-tidy.js'
+import {
+  chooseVersionsToArchive,
+  KEPT_TEXT,
+  type ListedVersion,
+  refusedArchiveWarning
+} from '../coder/version-tidy.js'
 import { messageOf, type StepContext, type StepResult, succeeded } from './step.js'
 
 export interface TidyInput {
@@ -106,7 +111,9 @@ async function archiveOne(
     return
   }
   tidied.notes.push(`${version.name}: not archived, ${answer.note}`)
-  context.log.info(`Version ${version.name} was not archived: ${answer.note}`)
+  if (answer.why === 'refused')
+    context.log.warning(refusedArchiveWarning(version.name, answer.note))
+  else context.log.info(`Version ${version.name} was not archived: ${answer.note}`)
 }
 
 function countOf(n: number): string {

@@ -66,6 +66,16 @@ describe('tidyVersions', () => {
     expect(warnings).toEqual([])
   })
 
+  it('a version Coder refuses to archive is a warning that names it and why', async () => {
+    sandbox.useVersion(sandbox.backend.findVersionByName('acme', 'docker', 'b')!.id)
+    const result = await tidyVersions(input(), context())
+    expect(result.ok && result.value.archived).toEqual(['a', 'c'])
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatch(
+      /^Version b was not archived \(keep-versions \/ archive-failed\): Coder refused: .+\. It stays in Coder\.$/
+    )
+  })
+
   it('dry-run lists and sends no archive request', async () => {
     const result = await tidyVersions(input({ dryRun: true }), context())
     expect(result.ok && result.value.wouldArchive).toEqual(['a', 'b', 'c'])

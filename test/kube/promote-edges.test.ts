@@ -75,10 +75,32 @@ describe('promoteTested: another writer during the pause before a re-send', () =
     expect(result.ok).toBe(false)
     if (result.ok) return
     expect(result.failure).toMatchObject({ kind: 'refused', status: 'refused' })
-    expect(result.failure.message).toContain(`v0.8.0 (${third.id})`)
+    expect(result.failure.message).toContain(`Another writer activated version ${third.id} while`)
     expect(result.facts).toMatchObject({ requestSent: true, refused: { id: third.id } })
     expect(promoteRequests()).toBe(1)
     expect(activeName()).toBe('v0.8.0')
+  })
+
+  it('a third version seen by the re-read after an unclear answer: Refused, the same text', async () => {
+    const signal = new AbortController().signal
+    const input = await world(signal)
+    kube.faults.promote.push({ kind: 'activation-unclear', activeAfter: 'third' })
+    const clock = new FakeClock()
+    const result = await promoteTested(input, { signal, log: silent, ...clock })
+    expect(result.ok).toBe(false)
+    if (result.ok) return
+    const active = coder.backend
+      .listVersions('acme', 'docker')
+      .find((v) => v.name === activeName())!
+    expect(result.failure).toMatchObject({ kind: 'refused', status: 'refused' })
+    expect(result.failure.message).toMatch(
+      new RegExp(
+        `^Another writer activated version ${active.id} while this run promoted v1\\.0\\.0 `
+      )
+    )
+    expect(result.facts).toMatchObject({ requestSent: true, refused: { id: active.id } })
+    expect(promoteRequests()).toBe(1)
+    expect(clock.slept).toEqual([])
   })
 
   it('after a 429 with nobody else acting: reads, then sends again and promotes', async () => {

@@ -3,6 +3,7 @@ import { describe, it, expect } from '@jest/globals'
 import {
   chooseVersionsToArchive,
   type ListedVersion,
+  refusedArchiveWarning,
   type TidyChoiceInput
 } from '../../../src/coder/version-tidy.js'
 import { withVersionMarker } from '../../../src/coder/version-identity.js'
@@ -132,5 +133,17 @@ describe('chooseVersionsToArchive', () => {
     const versions = [gate('b', 2), gate('a', 1), gate('c', 3)]
     chooseVersionsToArchive({ ...base, keep: 1, versions })
     expect(versions.map((v) => v.id)).toEqual(['b', 'a', 'c'])
+  })
+})
+
+describe('refusedArchiveWarning', () => {
+  it.each([
+    ['a plain reason', 'Coder refused: in use', 'Coder refused: in use'],
+    ['lines flattened', 'Coder refused: a\r\n::error::x\nb', 'Coder refused: a ::error::x b'],
+    ['a long reason cut', `Coder refused: ${'x'.repeat(400)}`, `Coder refused: ${'x'.repeat(284)}…`]
+  ])('%s', (_, note, reason) => {
+    expect(refusedArchiveWarning('v1', note)).toBe(
+      `Version v1 was not archived (keep-versions / archive-failed): ${reason}. It stays in Coder.`
+    )
   })
 })

@@ -521,6 +521,7 @@ describe('runPromotion', () => {
   const ours: VersionFacts = { id: OURS, name: 'v2.0.0', createdAt: '2026-12-02T00:00:00Z' }
   const previous: VersionFacts = { id: PREVIOUS, name: 'v1.0.0', createdAt: '2026-12-01T00:00:00Z' }
   const third: VersionFacts = { id: THIRD, name: 'v0.8.0', createdAt: '2026-11-01T00:00:00Z' }
+  const THIRD_TEXT = `Another writer activated version ${THIRD} while this run promoted v2.0.0 (${OURS}); the version active before the promote request was ${PREVIOUS}. The gate never overwrites another writer: decide which version should be active, and promote it again.`
   /**
    * `read` is the aggregated API's re-read after an unclear answer; `guard-read` the read of the
    * active version from Coder before a re-send (the previous version when the script has no more).
@@ -612,7 +613,7 @@ describe('runPromotion', () => {
       const io = scripted([answer, created('Promoted')], [], [third])
       const promise = runPromotion({ ...base, ...io, signal: new AbortController().signal })
       await expect(promise).rejects.toBeInstanceOf(PromotionRefusedError)
-      await expect(promise).rejects.toThrow(`v0.8.0 (${THIRD})`)
+      await expect(promise).rejects.toThrow(`Another writer activated version ${THIRD}`)
       expect(io.calls).toEqual(['post', 'guard-read'])
     }
   )
@@ -627,7 +628,7 @@ describe('runPromotion', () => {
     expect(error).toBeInstanceOf(PromotionRefusedError)
     const { decision } = error as PromotionRefusedError
     expect([decision.why, decision.active]).toEqual(['changed', third])
-    expect(decision.message).toContain('read before sending the promote again, after 429')
+    expect(decision.message).toBe(THIRD_TEXT)
   })
 
   it('stops as AlreadyActive when ours became active during the pause after a 429', async () => {
@@ -660,9 +661,45 @@ describe('runPromotion', () => {
     )
     const promise = runPromotion({ ...base, ...io, signal: new AbortController().signal })
     await expect(promise).rejects.toBeInstanceOf(PromotionRefusedError)
-    await expect(promise).rejects.toThrow(`v0.8.0 (${THIRD})`)
-    expect(io.calls).toEqual(['post', 'read', 'read', 'guard-read'])
+    await expect(promise).rejects.toThrow(THIRD_TEXT)
+    expect(io.calls).toEqual(['post', 'read', 'read'])
   })
+
+  // One decision, one text: whichever read of the loop sees the third version.
+  it.each([
+    ['the re-read right after an unclear answer', [kube(409, 'Conflict', SUPERSEDED)], [THIRD], []],
+    [
+      'a later re-read, after one that failed',
+      [kube(503, 'ServiceUnavailable', COULD_NOT_CONFIRM)],
+      [null, THIRD],
+      []
+    ],
+    [
+      'the read before a re-send after an unclear answer',
+      [kube(503, 'ServiceUnavailable', COULD_NOT_CONFIRM)],
+      [PREVIOUS],
+      [third]
+    ],
+    [
+      'the read before a re-send after a 429',
+      [kube(429, 'TooManyRequests', RATE_LIMITED)],
+      [],
+      [third]
+    ]
+  ])(
+    'refuses a third version found by %s, with the same text',
+    async (_, answers, reads, guardReads) => {
+      const io = scripted(answers, reads, guardReads)
+      const error = await runPromotion({
+        ...base,
+        ...io,
+        signal: new AbortController().signal
+      }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(PromotionRefusedError)
+      expect((error as PromotionRefusedError).decision.message).toBe(THIRD_TEXT)
+      expect(io.calls.filter((c) => c === 'post')).toHaveLength(1)
+    }
+  )
 
   it.each([
     ['the read fails', new Error('connection reset')],

@@ -196,13 +196,14 @@ async function createBranch(input: CommitChangeInput, branch: string, sha: strin
       await octokit.rest.git.createRef({ owner, repo, ref: `refs/heads/${branch}`, sha, request })
       return
     } catch (error) {
-      if (input.signal?.aborted || attempt >= CHECKED_WRITE_ATTEMPTS || !mayHaveStored(error))
-        return refused(input, branch, error)
+      if (input.signal?.aborted || !mayHaveStored(error)) return refused(input, branch, error)
+      // Looked for after every unclear answer, the last one too.
       await clockOf(input).sleep(200 * attempt, input.signal)
       const now = await headOf(input, branch)
       if (now === sha) return
       // Made by another writer: a lost race. Still absent: the write did not happen, send again.
       if (now !== null) throw new LostRace(`branch ${branch} was created by another writer`)
+      if (attempt >= CHECKED_WRITE_ATTEMPTS) return refused(input, branch, error)
     }
   }
 }

@@ -4,10 +4,12 @@
 // API"), and fifty gates racing for one branch used up the 500 with lost races (bench --matrix 50).
 // It is compare-and-set: GitHub commits only while the branch is at expectedHeadOid.
 import type { GraphqlError } from './pull-request-state.js'
+import { commitFailureStep, commitRefusal } from './commit-answer.js'
 import {
   clockOf,
   type GitHubCall,
   githubCall,
+  githubError,
   rateLimitOf,
   requestOptions,
   userError
@@ -61,53 +63,81 @@ export class RefusedByRules extends Error {
   override name = 'RefusedByRules'
 }
 
-export type CommitRefusal = 'lost-race' | 'protected' | 'access' | 'other'
-
-/**
- * What a refusal of the mutation means, by GitHub's structured `type` alone; the messages are data,
- * never read to decide. guess, from observed answers, not from GitHub's docs: a moved head is
- * STALE_DATA ("Expected branch to point to ... but it did not.", e.g.
- * ministryofjustice/modernisation-platform#11985), classic protection BRANCH_PROTECTION_RULE_VIOLATION
- * (handled so by Thinkmill/keystatic). A lost race only when every error says so. Pure.
- */
-export function commitRefusal(errors: readonly GraphqlError[]): CommitRefusal {
-  const types = errors.map((error) => error.type)
-  if (types.includes('BRANCH_PROTECTION_RULE_VIOLATION')) return 'protected'
-  if (types.includes('FORBIDDEN')) return 'access'
-  if (types.length > 0 && types.every((type) => type === 'STALE_DATA')) return 'lost-race'
-  return 'other'
-}
-
 // Rules that refuse a direct commit (GitHub's ruleset rule types, REST "Get rules for a branch").
 const BLOCKS_DIRECT_COMMIT = new Set(['pull_request', 'update', 'required_status_checks'])
 
+/** The mutation may have landed, and the branch could not be read to tell: nothing is claimed. */
+export class CommitOutcomeUnknown extends Error {
+  override name = 'CommitOutcomeUnknown'
+}
+
 export async function commitOnBranch(input: CommitOnBranchInput): Promise<CommitMade> {
   for (let attempt = 1; ; attempt++) {
+    let failure: unknown
     try {
       return await sendCommit(input)
     } catch (error) {
-      // A rate limit first: GraphQL's primary limit is an answer with errors too (RATE_LIMITED).
-      if (!input.signal?.aborted && rateLimitOf(error, clockOf(input).now()))
-        throw new RateLimitedCommit(error)
-      const errors = graphqlErrors(error)
-      if (errors && !input.signal?.aborted) {
-        const refused = await refusal(input, errors)
-        // A resend after a lost answer meets STALE_DATA when the first copy landed late: ours.
-        const landed = attempt > 1 && refused instanceof LostRace ? await ourCommit(input) : null
-        if (landed) return landed
-        throw refused
-      }
-      if (input.signal?.aborted || attempt >= CHECKED_WRITE_ATTEMPTS || !mayHaveStored(error))
-        throw userError(error, input, TOKEN, `committing to branch ${input.branch}`)
-      // The answer was lost, and the commit may have landed: the branch tells, never a blind resend.
-      await clockOf(input).sleep(200 * attempt, input.signal)
-      const since = await commitsSince(input)
-      const ours = findOurs(since, input)
-      if (ours) return { sha: ours.sha, url: ours.url }
-      if (since.length > 0) throw new LostRace(`branch ${input.branch} moved`)
-      // Still at the expected head: nothing was stored, send again (still compare-and-set).
+      failure = error
     }
+    if (input.signal?.aborted)
+      throw userError(failure, input, TOKEN, `committing to ${input.branch}`)
+    const errors = graphqlErrors(failure)
+    const step = commitFailureStep({
+      rateLimited: rateLimitOf(failure, clockOf(input).now()) !== undefined,
+      errors,
+      mayHaveStored: mayHaveStored(failure)
+    })
+    if (step === 'rate-limited') throw new RateLimitedCommit(failure)
+    if (step === 'error')
+      throw userError(failure, input, TOKEN, `committing to branch ${input.branch}`)
+    if (step === 'refused') {
+      const refused = await refusal(input, errors ?? [])
+      // A resend after a lost answer meets STALE_DATA when the first copy landed late: ours.
+      const landed = attempt > 1 && refused instanceof LostRace ? await ourCommit(input) : null
+      if (landed) return landed
+      throw refused
+    }
+    // The answer was lost, and the commit may have landed: the branch tells, never a blind resend.
+    await clockOf(input).sleep(200 * attempt, input.signal)
+    const since = await lookOnBranch(input, failure)
+    const ours = findOurs(since, input)
+    if (ours) return { sha: ours.sha, url: ours.url }
+    if (since.length > 0) throw new LostRace(`branch ${input.branch} moved`)
+    // Still at the expected head: nothing was stored. Send again (still compare-and-set), or stop.
+    if (attempt >= CHECKED_WRITE_ATTEMPTS) throw notStored(input, failure, attempt)
   }
+}
+
+/** The commits since the expected head; a read that fails leaves the outcome unknown. */
+async function lookOnBranch(input: CommitOnBranchInput, failure: unknown): Promise<Landed[]> {
+  try {
+    return await commitsSince(input)
+  } catch (error) {
+    if (input.signal?.aborted) throw error
+    throw new CommitOutcomeUnknown(
+      `GitHub gave no clear answer to the commit to branch ${input.branch} of ${input.owner}/${input.repo} (${answerText(input, failure)}), and the branch could not be read to tell whether it landed (${messageOf(error)}). Check the branch: a re-run finds its own manifest and does not commit it twice.`,
+      { cause: failure }
+    )
+  }
+}
+
+/** The branch proved it: still at the expected head after the last unclear answer. */
+function notStored(input: CommitOnBranchInput, failure: unknown, attempts: number): Error {
+  return new Error(
+    `GitHub gave no clear answer to the commit to branch ${input.branch} of ${input.owner}/${input.repo} ${attempts} times (last: ${answerText(input, failure)}); the branch is still at ${input.expectedHead.slice(0, 7)}, so nothing was committed. Check https://www.githubstatus.com and run the job again.`,
+    { cause: failure }
+  )
+}
+
+function answerText(input: CommitOnBranchInput, failure: unknown): string {
+  const errors = graphqlErrors(failure)
+  if (errors && !githubError(failure))
+    return `GraphQL: ${errors.map((e) => e.message.replace(/\s+/g, ' ').trim()).join('; ')}`
+  return messageOf(userError(failure, input, TOKEN, `committing to branch ${input.branch}`))
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
 }
 
 async function sendCommit(input: CommitOnBranchInput): Promise<CommitMade> {

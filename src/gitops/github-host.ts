@@ -3,6 +3,7 @@
 import { gitOpsProblems, inspectGitOpsRepository } from './access.js'
 import { disableAutoMerge, guardGateBranch } from './branch-changes.js'
 import { BranchProtectedError, commitChange, ManifestConflictError } from './change.js'
+import { CommitOutcomeUnknown } from './commit-on-branch.js'
 import { type GitHubCall, githubCall, rateLimitOf, repoOf } from './github-call.js'
 import type { GitHost, HostCall, HostFailure, HostLinks } from './host.js'
 import { listManifestFiles } from './manifests.js'
@@ -101,6 +102,7 @@ export class GitHubHost implements GitHost {
 export function gitHubFailureOf(error: unknown): HostFailure | null {
   if (error instanceof BranchProtectedError) return { kind: 'branch-protected', said: '' }
   if (error instanceof ManifestConflictError) return { kind: 'manifest-conflict', said: '' }
+  if (error instanceof CommitOutcomeUnknown) return { kind: 'outcome-unknown', said: '' }
   if (error instanceof MergeTimeoutError) return { kind: 'merge-timeout', said: error.lastSeen }
   if (error instanceof MergeRefusedError && error.kind === 'head-moved')
     return { kind: 'head-moved', said: error.githubReason }

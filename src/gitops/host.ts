@@ -157,7 +157,13 @@ export interface GuardInput {
  * words where it gave some (data, never used to decide).
  */
 export type HostFailureKind =
-  'branch-protected' | 'manifest-conflict' | 'rate-limited' | 'merge-timeout' | 'head-moved'
+  | 'branch-protected'
+  | 'manifest-conflict'
+  | 'rate-limited'
+  | 'merge-timeout'
+  | 'head-moved'
+  /** The commit may have landed, and the branch could not be read to tell. */
+  | 'outcome-unknown'
 
 export interface HostFailure {
   kind: HostFailureKind

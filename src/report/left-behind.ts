@@ -70,6 +70,10 @@ function inGit(report: LeftBehindFacts): string[] {
         `The commit to ${where} may have landed before the cancel: check the branch; a re-run finds its own manifest and does not commit it twice.`
       ]
     case 'failed':
+      if (commit.outcomeUnknown)
+        return [
+          `The commit to ${gitops.mode === 'pull-request' ? `the branch ${pullRequestBranch(report.test.name ?? '')}` : where} may have landed: GitHub's answer was lost and the branch could not be read. Check the branch; a re-run finds its own manifest and does not commit it twice.`
+        ]
       return gitops.mode === 'pull-request'
         ? [
             `Nothing reached ${where}; the branch ${pullRequestBranch(report.test.name ?? '')} may exist: delete it when the version is not needed.`

@@ -87,7 +87,12 @@ function commitPart(journal: Journal): CommitPart {
   const entry = journal.entry('commit')
   if (!entry) return { state: 'not run' }
   const { result } = entry
-  if (!result.ok) return { state: result.failure.status === 'cancelled' ? 'cancelled' : 'failed' }
+  if (!result.ok) {
+    if (result.failure.status === 'cancelled') return { state: 'cancelled' }
+    return result.facts?.outcomeUnknown
+      ? { state: 'failed', outcomeUnknown: true }
+      : { state: 'failed' }
+  }
   const { manifestPath, branch, onBase } = result.value
   return { state: 'committed', manifestPath, branch, onBase }
 }

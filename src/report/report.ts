@@ -76,7 +76,8 @@ export interface TemplatePart {
 /** What the commit step did: the manifest, and the branch it went to. */
 export type CommitPart =
   | { state: 'not run' }
-  | { state: 'failed' | 'cancelled' }
+  /** outcomeUnknown: the commit may have landed; only the branch can tell. */
+  | { state: 'failed' | 'cancelled'; outcomeUnknown?: boolean }
   | { state: 'committed'; manifestPath: string; branch: string; onBase: boolean }
 
 /** What the merge step did (pull-request mode). */

@@ -53,10 +53,15 @@ export interface CommitInput {
   versionCreatedAt: Readonly<Record<string, string>>
 }
 
+/** What a failed commit leaves: whether it may have landed (the branch could not tell). */
+export interface CommitFacts {
+  outcomeUnknown: boolean
+}
+
 export async function commitManifest(
   input: CommitInput,
   context: StepContext
-): Promise<StepResult<Committed>> {
+): Promise<StepResult<Committed, CommitFacts>> {
   const { settings, preflight } = input
   const { gitops, test } = settings
   const manifest = testManifestOf(input)
@@ -110,7 +115,11 @@ export async function commitManifest(
     return result.ok ? { ...result, value: { ...result.value, removals } } : result
   } catch (error) {
     if (context.signal.aborted) throw error
-    return failed('commit', messageOf(error), { advice: commitAdvice(input.host, error) })
+    const outcomeUnknown = input.host.failureOf(error)?.kind === 'outcome-unknown'
+    return failed('commit', messageOf(error), {
+      advice: commitAdvice(input.host, error),
+      ...(outcomeUnknown ? { facts: { outcomeUnknown } } : {})
+    })
   }
 }
 

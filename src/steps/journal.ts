@@ -2,7 +2,6 @@
 // through it; the report, the summary and the outputs are built from these entries, never mutated
 // from inside a step. A failed step stops the run with StepStopped.
 import { raceAbort } from '../timing/abort.js'
-import type { Committed } from './commit.js'
 import type { FailureKind } from './failure-kinds.js'
 import type { ValidInputs } from './inputs.js'
 import type { Located } from './locate.js'
@@ -20,6 +19,7 @@ import {
   type StepResult
 } from './step.js'
 import type { Tested, WaitFacts } from './wait.js'
+import type { CommitFacts, Committed } from './commit.js'
 
 export interface StepValues {
   inputs: ValidInputs
@@ -44,7 +44,7 @@ export interface StepFacts {
   preflight: never
   push: never
   locate: never
-  commit: never
+  commit: CommitFacts
   'pull-request': never
   merge: MergeFacts
   wait: WaitFacts

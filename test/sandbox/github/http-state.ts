@@ -10,7 +10,20 @@ import type { RateLimitFault } from './types.js'
 export interface AfterStoreFault {
   matches: (method: string, path: string) => boolean
   status: number
+  /** Answer a 200 with `data: null` and one error with no `type` and this message instead. */
+  graphqlTimeout?: string
+  /** Only a GraphQL request whose query holds this text (e.g. a mutation's name). */
+  query?: string
+  /** Answer before handling: nothing is stored. */
+  beforeStoring?: boolean
 }
+
+/**
+ * GitHub's GraphQL timeout: an HTTP 200, `data: null`, and one error with no `type`. guess: the
+ * text as reported in community discussions (e.g. https://github.com/orgs/community/discussions/24631).
+ */
+export const GRAPHQL_TIMEOUT_MESSAGE =
+  'Something went wrong while executing your query. This may be the result of a timeout, or it could be a GitHub bug. Please include `A1B2:3C4D:5E6F` when reporting this issue.'
 
 export class HttpState {
   readonly requests: RecordedRequest[] = []

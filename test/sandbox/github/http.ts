@@ -145,10 +145,25 @@ function answerRoute(call: Call, grant: TokenGrant, body: unknown): Answer {
     http.base,
     call.req.headers
   )
+  const query = String((body as { query?: unknown } | undefined)?.query ?? '')
+  const faultIndex = (before: boolean): number =>
+    http.afterStoreFaults.findIndex(
+      (f) =>
+        f.matches(call.method, url.pathname) &&
+        (!f.query || query.includes(f.query)) &&
+        (f.beforeStoring ?? false) === before
+    )
+  const early = faultIndex(true)
+  if (early >= 0) {
+    const [fault] = http.afterStoreFaults.splice(early, 1)
+    throw new HttpFailure(fault.status, 'Server Error', DOCS.rest)
+  }
   const answer = matched.route.handle(ctx)
-  const lost = http.afterStoreFaults.findIndex((f) => f.matches(call.method, url.pathname))
+  const lost = faultIndex(false)
   if (lost >= 0) {
     const [fault] = http.afterStoreFaults.splice(lost, 1)
+    if (fault.graphqlTimeout !== undefined)
+      return { status: 200, json: { data: null, errors: [{ message: fault.graphqlTimeout }] } }
     // guess: like injectServerErrors, a JSON 5xx body.
     throw new HttpFailure(fault.status, 'Server Error', DOCS.rest)
   }

@@ -1,5 +1,5 @@
 // The scripting handle's fault part: what the next requests meet (GitHubSandbox in types.ts).
-import type { HttpState } from './http-state.js'
+import { GRAPHQL_TIMEOUT_MESSAGE, type HttpState } from './http-state.js'
 import type { GitHubSandbox } from './types.js'
 
 type FaultControls = Pick<
@@ -9,6 +9,8 @@ type FaultControls = Pick<
   | 'injectConflicts'
   | 'injectServerErrors'
   | 'failAfterStoring'
+  | 'timeOutAfterStoring'
+  | 'failGraphqlUnstored'
   | 'truncateTrees'
   | 'injectRateLimit'
   | 'injectGraphqlRateLimit'
@@ -32,6 +34,18 @@ export function faultControls(http: HttpState): FaultControls {
     },
     failAfterStoring(count, matches, status = 502) {
       for (let i = 0; i < count; i++) http.afterStoreFaults.push({ matches, status })
+    },
+    timeOutAfterStoring(count, query, message = GRAPHQL_TIMEOUT_MESSAGE) {
+      const matches = (method: string, path: string): boolean =>
+        method === 'POST' && path.endsWith('/graphql')
+      for (let i = 0; i < count; i++)
+        http.afterStoreFaults.push({ matches, status: 200, graphqlTimeout: message, query })
+    },
+    failGraphqlUnstored(count, query, status = 502) {
+      const matches = (method: string, path: string): boolean =>
+        method === 'POST' && path.endsWith('/graphql')
+      for (let i = 0; i < count; i++)
+        http.afterStoreFaults.push({ matches, status, query, beforeStoring: true })
     },
     truncateTrees(maxEntries) {
       state.treeEntryLimit = maxEntries

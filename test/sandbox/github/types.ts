@@ -133,6 +133,14 @@ export interface GitHubSandbox {
     matches: (method: string, path: string) => boolean,
     status?: number
   ): void
+  /**
+   * The next `count` GraphQL requests whose query holds `query` (e.g. 'createCommitOnBranch') are
+   * handled and stored, then answered as GitHub's GraphQL timeout: HTTP 200, `data: null`, one
+   * error without `type` (default text: GitHub's).
+   */
+  timeOutAfterStoring(count: number, query: string, message?: string): void
+  /** The next `count` GraphQL requests whose query holds `query` answer `status` and store nothing. */
+  failGraphqlUnstored(count: number, query: string, status?: number): void
   /** Trees with more entries than this are cut and flagged `truncated` (GitHub's limit); null: never. */
   truncateTrees(maxEntries: number | null): void
   injectRateLimit(count: number, fault?: RateLimitFault): void

@@ -1,6 +1,6 @@
 // commitRefusal: what a refusal of createCommitOnBranch means, by the structured `type` alone.
 import { describe, expect, it } from '@jest/globals'
-import { commitRefusal } from '../../../src/gitops/commit-on-branch.js'
+import { commitFailureStep, commitRefusal } from '../../../src/gitops/commit-answer.js'
 
 const HEAD = '0123456789abcdef0123456789abcdef01234567'
 const stale = {
@@ -47,5 +47,35 @@ describe('commitRefusal', () => {
         { type: 'STALE_DATA', message: 'Changes must be made through a pull request.' }
       ])
     ).toBe('lost-race')
+  })
+})
+
+describe('commitFailureStep', () => {
+  const timeout = {
+    message: 'Something went wrong while executing your query. This may be the result of a timeout'
+  }
+  it.each([
+    ['a rate limit', true, [{ type: 'RATE_LIMITED', message: '' }], false, 'rate-limited'],
+    ['a 5xx or no answer', false, undefined, true, 'look'],
+    ["GitHub's GraphQL timeout (200, data null, no type)", false, [timeout], false, 'look'],
+    ['another typeless error, any text', false, [{ message: 'timedout' }], false, 'look'],
+    [
+      'a typeless error beside a typed one',
+      false,
+      [timeout, { type: 'STALE_DATA', message: '' }],
+      false,
+      'look'
+    ],
+    ['a moved head', false, [{ type: 'STALE_DATA', message: '' }], false, 'refused'],
+    [
+      'a protection refusal',
+      false,
+      [{ type: 'BRANCH_PROTECTION_RULE_VIOLATION', message: '' }],
+      false,
+      'refused'
+    ],
+    ['a 4xx answer', false, undefined, false, 'error']
+  ] as const)('%s -> %s', (_name, rateLimited, errors, mayHaveStored, expected) => {
+    expect(commitFailureStep({ rateLimited, errors, mayHaveStored })).toBe(expected)
   })
 })

@@ -45,6 +45,18 @@ export class WaitTimeoutError extends Error {
   }
 }
 
+/** The test was seen, then deleted before it was final. */
+export class TestDeletedError extends Error {
+  override name = 'TestDeletedError'
+  constructor(
+    /** The last object observed before the deletion. */
+    readonly last: CoderTemplateTest | null,
+    message: string
+  ) {
+    super(message)
+  }
+}
+
 export async function waitForTest(options: WaitOptions): Promise<CoderTemplateTest> {
   const w = waiterFor(options)
   let step = startWaiting()
@@ -54,6 +66,14 @@ export async function waitForTest(options: WaitOptions): Promise<CoderTemplateTe
     switch (next.do) {
       case 'done':
         return next.object
+      case 'deleted':
+        // guess: Argo CD prunes only with prune on
+        // (https://argo-cd.readthedocs.io/en/stable/user-guide/auto_sync/), Flux with spec.prune
+        // (https://fluxcd.io/flux/components/kustomize/kustomizations/#prune).
+        throw new TestDeletedError(
+          next.last,
+          `${w.what} was deleted before it was final. Most likely its manifest was removed from Git and the GitOps engine pruned the object (Argo CD with prune, Flux's prune); someone may also have deleted it by hand`
+        )
       case 'timeout': {
         if (next.kind === 'sync') throw timeoutError(w, 'sync', state.last)
         const final = await finalRead(w)

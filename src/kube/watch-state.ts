@@ -74,6 +74,8 @@ export type NextAction =
   | { do: 'back-off'; ms: number }
   | { do: 'keep-watching' }
   | { do: 'done'; object: CoderTemplateTest }
+  /** The object was seen, then deleted before it was final: the wait ends at once. */
+  | { do: 'deleted'; last: CoderTemplateTest | null }
   | { do: 'timeout'; kind: 'sync' | 'wait' }
 
 export interface Step {
@@ -109,7 +111,8 @@ export function deadlineOf(state: WatchState, rules: WatchRules): number {
 /** The reducer: `at` is the time of the event (epoch ms). A final object wins over a deadline. */
 export function advance(state: WatchState, event: WatchEvent, at: number, rules: WatchRules): Step {
   const step = react(state, event, at, rules)
-  if (step.next.do === 'done' || at < deadlineOf(step.state, rules)) return step
+  if (step.next.do === 'done' || step.next.do === 'deleted') return step
+  if (at < deadlineOf(step.state, rules)) return step
   const kind = step.state.firstSeenAt === undefined ? 'sync' : 'wait'
   return { ...step, next: { do: 'timeout', kind } }
 }
@@ -129,7 +132,7 @@ function react(state: WatchState, event: WatchEvent, at: number, rules: WatchRul
     }
     case 'DELETED': {
       const deleted = resumeAt({ ...state, present: false, news: true }, event.object)
-      return { ...keepWatching(deleted), observed: null }
+      return gone(deleted, event.object)
     }
     case 'BOOKMARK':
       return keepWatching({
@@ -168,8 +171,18 @@ function afterGet(
 }
 
 function afterNotFound(state: WatchState, at: number): Step {
+  if (state.firstSeenAt !== undefined) return gone({ ...state, present: false }, state.last)
   // The collection's resourceVersion is current: the watch then sees a creation as ADDED.
   return { ...go({ ...state, present: false }, 'list', at), observed: null }
+}
+
+/**
+ * A test that was seen and is gone before it was final ends the wait at once: nothing re-creates it
+ * but a new commit (most likely its manifest was removed from Git and the GitOps engine pruned it),
+ * so waiting out the timeout only delays the same failure.
+ */
+function gone(state: WatchState, last: CoderTemplateTest | null): Step {
+  return { state, next: { do: 'deleted', last: state.last ?? last }, observed: null }
 }
 
 function afterList(
@@ -184,6 +197,7 @@ function afterList(
     const seen = see(listed, object, at)
     return withObject(go(seen, 'watch', at), object, rules)
   }
+  if (state.firstSeenAt !== undefined) return gone({ ...listed, present: false }, state.last)
   const step = go({ ...listed, present: false }, 'watch', at)
   // Report an absence once: a GET's NotFound already did.
   return state.present ? { ...step, observed: null } : step

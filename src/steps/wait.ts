@@ -4,7 +4,7 @@
 import type { KubeConfig } from '@kubernetes/client-node'
 import type { CoderTemplateTest } from '../kube/objects.js'
 import { integrityProblems } from '../verdict/integrity.js'
-import { waitForTest, WaitTimeoutError } from '../kube/wait.js'
+import { TestDeletedError, waitForTest, WaitTimeoutError } from '../kube/wait.js'
 import { type ControllerClock, controllerClockOf } from '../kube/controller-clock.js'
 import { specDifferences } from '../verdict/manifest.js'
 import { CODER_NAME_MAX, CODER_NAME_PATTERN } from '../settings/naming.js'
@@ -21,7 +21,7 @@ import {
   type StepResult,
   succeeded
 } from './step.js'
-import { adviceForFailure, adviceForWait } from '../verdict/wait-advice.js'
+import { ADVICE_AFTER_DELETION, adviceForFailure, adviceForWait } from '../verdict/wait-advice.js'
 
 export interface TimelineEntry extends Observed {
   at: number
@@ -148,6 +148,13 @@ function waitFailure(
 ): StepResult<never, WaitFacts> {
   const { test } = input
   const name = `${test.namespace}/${test.name}`
+  if (error instanceof TestDeletedError) {
+    const last = error.last ? observe(error.last) : facts.last
+    return failed('wait-failed', `The test ${name} ended early: ${error.message}.`, {
+      facts: { ...facts, last },
+      advice: [ADVICE_AFTER_DELETION]
+    })
+  }
   if (!(error instanceof WaitTimeoutError)) {
     return failed('wait-failed', `Watching ${name} failed: ${messageOf(error)}`, {
       facts,

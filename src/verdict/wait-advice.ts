@@ -65,3 +65,7 @@ export function adviceForFailure(reason: string, workspaceName = ''): string {
 export function adviceForWait(lastReason: string): string {
   return Object.hasOwn(WAIT_ADVICE, lastReason) ? WAIT_ADVICE[lastReason]! : ''
 }
+
+/** A test deleted during the wait (src/kube/wait.ts TestDeletedError). */
+export const ADVICE_AFTER_DELETION =
+  'Look at the history of the GitOps path: a removed manifest (keep-tests of another run, or a hand edit) makes Argo CD (with prune) or Flux (prune: true) delete the test. Run the job again to commit the manifest again; nothing was promoted.'

@@ -2,7 +2,13 @@ import { afterEach, describe, expect, it } from '@jest/globals'
 import type { CoderTemplateTest } from '../../src/kube/objects.js'
 import { loadKubeConfig } from '../../src/kube/config.js'
 import { verdictOf } from '../../src/verdict/verdict.js'
-import { WaitTimeoutError, isAbortError, newWaitStats, waitForTest } from '../../src/kube/wait.js'
+import {
+  TestDeletedError,
+  WaitTimeoutError,
+  isAbortError,
+  newWaitStats,
+  waitForTest
+} from '../../src/kube/wait.js'
 import type { WaitOptions, WaitStats } from '../../src/kube/wait.js'
 import {
   kubeConfigFor,
@@ -170,15 +176,26 @@ describe('waitForTest', () => {
     expect(world.watches[0]?.request.query.get('resourceVersion')).toBe('10')
   })
 
-  it('reports a deletion as null and keeps waiting for a re-creation', async () => {
+  it('a deletion ends the wait at once, naming it and where it likely came from', async () => {
     world = await startTestWorld((stream, _req, w) => {
       setTimeout(() => stream.send('DELETED', w.remove()), 10)
-      setTimeout(() => stream.send('ADDED', w.write(succeededStatus())), 30)
     })
     world.write(runningStatus())
-    const r = run(world)
-    await r.promise
-    expect(r.observed).toEqual(['Running', null, 'Succeeded'])
+    const clock = new FakeClock()
+    // A wait timeout of an hour on a fake clock: only the deletion can end this wait.
+    const r = run(world, {
+      waitTimeoutMs: 3_600_000,
+      syncDeadline: clock.now() + 3_600_000,
+      now: clock.now
+    })
+    const error = await r.promise.catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(TestDeletedError)
+    expect((error as TestDeletedError).message).toMatch(
+      /was deleted before it was final\. Most likely its manifest was removed from Git and the GitOps engine pruned the object/
+    )
+    expect((error as TestDeletedError).last?.status?.phase).toBe('Running')
+    expect(r.observed).toEqual(['Running', null])
+    expect(world.watches).toHaveLength(1)
   })
 
   it('re-lists and re-watches after 410 Gone sent as an ERROR event', async () => {

@@ -169,9 +169,18 @@ describe('watch-state: events on the watch', () => {
     ],
     ['a bookmark keeps watching', [[20, bookmark('40')]], { do: 'keep-watching' }],
     [
-      'a deletion keeps watching',
+      'a deletion of the seen object ends the wait at once',
       [[20, event('DELETED', testObject('22'))]],
-      { do: 'keep-watching' }
+      { do: 'deleted', last: testObject('20') }
+    ],
+    [
+      'a NotFound after the object was seen ends it too',
+      [
+        [300, broken],
+        [400, tick],
+        [410, got(null)]
+      ],
+      { do: 'deleted', last: testObject('20') }
     ],
     ['410 Gone re-lists', [[300, gone]], { do: 'list' }],
     ['another ERROR backs off', [[20, { type: 'ERROR', code: 500 }]], { do: 'back-off', ms: 100 }],
@@ -341,12 +350,17 @@ describe('watch-state: the object followed', () => {
     expect(recreated.firstSeenAt).toBe(10)
   })
 
-  it('reports a deletion found by the LIST after a 410 as null', () => {
+  it('ends at once on a deletion found by the LIST after a 410, naming the last object', () => {
     const steps = play([...watching, [300, gone], [310, listed('90')]])
     expect(steps.at(-1)).toMatchObject({
-      next: { do: 'watch', resourceVersion: '90' },
+      next: { do: 'deleted', last: { metadata: { resourceVersion: '20' } } },
       observed: null
     })
+  })
+
+  it('ends on a deletion even past the deadline: the deletion is the news, not the timeout', () => {
+    const steps = play([...watching, [5000, event('DELETED', testObject('22'))]])
+    expect(steps.at(-1)!.next).toMatchObject({ do: 'deleted' })
   })
 
   it.each<[string, [number, WatchEvent][], number]>([

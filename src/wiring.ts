@@ -4,6 +4,7 @@ import type { KubeConfig } from '@kubernetes/client-node'
 import { type Clients, createClients, forgetSecretInputs } from './clients.js'
 import { SECRET_INPUTS, type Settings } from './settings/settings.js'
 import type { CommitInput, Committed } from './steps/commit.js'
+import { readTestState } from './kube/test-state.js'
 import type { ValidInputs } from './steps/inputs.js'
 import type { Located, LocateInput } from './steps/locate.js'
 import type { Preflight, PreflightInput } from './steps/preflight.js'
@@ -50,7 +51,10 @@ export class Gate {
   commit(preflight: Preflight, pushed: Pushed): CommitInput {
     const { host } = this.clients
     const versionCreatedAt = pushed.versionCreatedAt ?? {}
-    return { settings: this.settings, preflight, pushed, host, versionCreatedAt }
+    const { namespace } = this.settings.test
+    const testState = (name: string, signal: AbortSignal) =>
+      readTestState(this.kc, namespace, name, signal)
+    return { settings: this.settings, preflight, pushed, host, versionCreatedAt, testState }
   }
 
   pullRequest(preflight: Preflight, pushed: Pushed, committed: Committed): PullRequestInput {

@@ -22,32 +22,75 @@ export interface PruneCandidate {
   path: string
   /** spec.version.name; '' when the manifest names no version by name. */
   versionName: string
-  /** The Coder version's created_at; null when the version no longer exists (counts as oldest). */
+  /** The Coder version's created_at; null when it cannot be read (never removed then). */
   createdAt: string | null
 }
 
 export interface PruneInput {
   /** The gate-written manifests of this template on the branch (this run's may be among them). */
   candidates: PruneCandidate[]
-  /** keep-tests: N >= 1. This run's manifest is the newest and counts among the N. */
+  /** keep-tests: N >= 1. This run's manifest counts among the N. */
   keep: number
   /** Never removed. null: no active version known. */
   activeVersionName: string | null
   /** Never removed. */
   thisRunPath: string
+  /** This run's version's created_at: only manifests of versions created before it may go. */
+  thisRunCreatedAt: string | null
+}
+
+export type PruneKeptWhy = 'active' | 'newer' | 'unknown-created-at'
+
+export interface PrunePlan {
+  /** Oldest first. */
+  remove: string[]
+  /** Beyond the N newest, yet kept, and why. */
+  kept: { path: string; why: PruneKeptWhy }[]
+}
+
+/**
+ * Beyond the N newest (this run's manifest takes one place), a manifest goes only when its version
+ * was created before this run's: an older, slower run never removes the manifest of a newer one,
+ * and a manifest whose time cannot be read (or when this run's own cannot) stays.
+ */
+export function planPrune(input: PruneInput): PrunePlan {
+  const plan: PrunePlan = { remove: [], kept: [] }
+  if (input.keep < 1) return plan
+  const others = input.candidates.filter((c) => c.path !== input.thisRunPath)
+  const newestFirst = [...others].sort(byNewestFirst)
+  const ours = Date.parse(input.thisRunCreatedAt ?? '')
+  for (const c of newestFirst.slice(Math.max(0, input.keep - 1)).reverse()) {
+    const time = Date.parse(c.createdAt ?? '')
+    if (input.activeVersionName && c.versionName === input.activeVersionName)
+      plan.kept.push({ path: c.path, why: 'active' })
+    else if (Number.isNaN(time) || Number.isNaN(ours))
+      plan.kept.push({ path: c.path, why: 'unknown-created-at' })
+    else if (time >= ours) plan.kept.push({ path: c.path, why: 'newer' })
+    else plan.remove.push(c.path)
+  }
+  return plan
 }
 
 /** The paths to remove, oldest first. */
 export function selectPrunable(input: PruneInput): string[] {
-  if (input.keep < 1) return []
-  const others = input.candidates.filter((c) => c.path !== input.thisRunPath)
-  const newestFirst = [...others].sort(byNewestFirst)
-  // This run's manifest takes one of the N places.
-  const beyond = newestFirst.slice(Math.max(0, input.keep - 1))
-  return beyond
-    .filter((c) => !(input.activeVersionName && c.versionName === input.activeVersionName))
-    .map((c) => c.path)
-    .reverse()
+  return planPrune(input).remove
+}
+
+export const PRUNE_KEPT_TEXT: Record<PruneKeptWhy, string> = {
+  active: 'its version was active when the run started',
+  newer: "its version was created after this run's (a newer run wrote it)",
+  'unknown-created-at': "the creation time of its version, or of this run's, could not be read"
+}
+
+/** What the cluster says of a test that keep-tests chose (src/kube/test-state.ts reads it). */
+export type TestState = 'final' | 'running' | 'absent' | 'unread'
+
+/**
+ * Whether the manifest of a test in this state may be removed: never while the test still runs,
+ * and never when the cluster could not tell (the safe side: a later run removes it).
+ */
+export function mayRemoveTest(state: TestState): boolean {
+  return state === 'final' || state === 'absent'
 }
 
 function byNewestFirst(a: PruneCandidate, b: PruneCandidate): number {

@@ -9,7 +9,10 @@ import {
   droppedRemovalText,
   isGateManifestFor,
   type JudgedRemoval,
-  selectPrunable
+  mayRemoveTest,
+  planPrune,
+  PRUNE_KEPT_TEXT,
+  type TestState
 } from '../gitops/prune.js'
 import {
   buildTestManifest,
@@ -51,6 +54,8 @@ export interface CommitInput {
    * by the push step (Pushed.versionCreatedAt). A name missing here counts as the oldest.
    */
   versionCreatedAt: Readonly<Record<string, string>>
+  /** Whether a test keep-tests chose still runs (src/kube/test-state.ts); absent: not asked. */
+  testState?: (name: string, signal: AbortSignal) => Promise<TestState>
 }
 
 /** What a failed commit leaves: whether it may have landed (the branch could not tell). */
@@ -219,6 +224,7 @@ async function prunable(
   )
   if (cut) context.log.warning(`keep-tests saw only part of ${settings.gitops.path}: ${cut}`)
   const blobOf = new Map(files.map((file) => [file.path, file.sha]))
+  const testOf = new Map<string, string>()
   const candidates = []
   for (const file of files) {
     let parsed: CoderTemplateTest | null = null
@@ -235,16 +241,39 @@ async function prunable(
     })
     if (!ours) continue
     const versionName = parsed.spec.version?.name ?? ''
-    const createdAt = Object.hasOwn(input.versionCreatedAt, versionName)
-      ? input.versionCreatedAt[versionName]
-      : null
-    candidates.push({ path: file.path, versionName, createdAt })
+    candidates.push({ path: file.path, versionName, createdAt: timeOf(input, versionName) })
+    testOf.set(file.path, parsed.metadata?.name ?? '')
   }
-  const paths = selectPrunable({
+  const plan = planPrune({
     candidates,
     keep: settings.gitops.keepTests,
     activeVersionName: preflight.startingActive?.name ?? null,
-    thisRunPath
+    thisRunPath,
+    thisRunCreatedAt: timeOf(input, pushed.versionName)
   })
-  return paths.map((path) => ({ path, blobSha: blobOf.get(path) ?? '' }))
+  for (const { path, why } of plan.kept)
+    context.log.info(`keep-tests keeps ${path}: ${PRUNE_KEPT_TEXT[why]}`)
+  const removals: JudgedRemoval[] = []
+  for (const path of plan.remove) {
+    const state = input.testState
+      ? await input.testState(testOf.get(path) ?? '', context.signal)
+      : 'absent'
+    if (mayRemoveTest(state)) removals.push({ path, blobSha: blobOf.get(path) ?? '' })
+    else context.log.info(`keep-tests keeps ${path}: ${RUNNING_TEXT[state]}`)
+  }
+  return removals
+}
+
+const RUNNING_TEXT: Record<TestState, string> = {
+  running: 'its test is still running in the cluster',
+  unread: 'the cluster could not tell whether its test still runs',
+  final: '',
+  absent: ''
+}
+
+/** Coder's created_at of a version by name, as the push step read it; null when unknown. */
+function timeOf(input: CommitInput, versionName: string): string | null {
+  return Object.hasOwn(input.versionCreatedAt, versionName)
+    ? (input.versionCreatedAt[versionName] ?? null)
+    : null
 }

@@ -4,8 +4,12 @@ import type { CoderTemplateTest } from '../../../src/kube/objects.js'
 import { buildTestManifest, MANAGED_BY_LABEL } from '../../../src/verdict/manifest.js'
 import {
   isGateManifestFor,
+  mayRemoveTest,
+  planPrune,
   type PruneCandidate,
-  selectPrunable
+  type PruneKeptWhy,
+  selectPrunable,
+  type TestState
 } from '../../../src/gitops/prune.js'
 
 const DIR = 'coder-template-tests'
@@ -17,7 +21,7 @@ const c = (name: string, createdAt: string | null): PruneCandidate => ({
   createdAt
 })
 
-// Five older manifests: v1 unknown (its version is gone), v2..v5 by time; v4 is active.
+// Five older manifests: v1 unknown (its time cannot be read), v2..v5 by time; v4 is active.
 const five = [
   c('v3', '2026-03-01T00:00:00Z'),
   c('v1', null),
@@ -33,33 +37,34 @@ describe('selectPrunable', () => {
     ['keep -1 (never valid) keeps everything', five, -1, 'v4', []],
     ['no candidates: nothing', [], 2, null, []],
     [
-      'keep 1: every other manifest except the active one, oldest first',
+      'keep 1: every other manifest except the active one and the undated one, oldest first',
       five,
       1,
       'v4',
-      [p('v1'), p('v2'), p('v3'), p('v5')]
+      [p('v2'), p('v3'), p('v5')]
     ],
     [
-      'keep 1 with no active version: all five, oldest first',
+      'keep 1 with no active version: all four dated ones, oldest first',
       five,
       1,
       null,
-      [p('v1'), p('v2'), p('v3'), p('v4'), p('v5')]
+      [p('v2'), p('v3'), p('v4'), p('v5')]
     ],
-    // This run + v5 are the two newest; v4 is beyond but active; unknown v1 counts as oldest.
-    ['keep 2 over five, one active', five, 2, 'v4', [p('v1'), p('v2'), p('v3')]],
-    ['keep 2, the active one among the kept', five, 2, 'v5', [p('v1'), p('v2'), p('v3'), p('v4')]],
+    // This run + v5 are the two newest; v4 is beyond but active; unknown v1 is never removed.
+    ['keep 2 over five, one active', five, 2, 'v4', [p('v2'), p('v3')]],
+    ['keep 2, the active one among the kept', five, 2, 'v5', [p('v2'), p('v3'), p('v4')]],
     ['keep 6: this run and five others fit', five, 6, null, []],
-    ['keep 5: only the oldest (unknown) goes', five, 5, null, [p('v1')]],
+    ['keep 5: the one beyond has no time, so it stays', five, 5, null, []],
+    ['keep 4: the oldest dated one goes', five, 4, null, [p('v2')]],
     [
       "this run's path among the candidates is never removed and takes no second place",
       [...five, { path: THIS_RUN, versionName: 'v9', createdAt: '2026-01-01T00:00:00Z' }],
       3,
       null,
-      [p('v1'), p('v2'), p('v3')]
+      [p('v2'), p('v3')]
     ],
     [
-      'ties by path: the same time, and unknown times, go in path order',
+      'ties by path: the same time goes in path order; unknown times stay',
       [
         c('b', '2026-01-01T00:00:00Z'),
         c('c', null),
@@ -69,31 +74,37 @@ describe('selectPrunable', () => {
       ],
       2,
       null,
-      [p('c'), p('d'), p('a'), p('b')]
+      [p('a'), p('b')]
     ],
     [
-      'an unparsable created_at counts as unknown',
+      'an unparsable created_at counts as unknown, and stays',
       [c('x', 'not a date'), c('y', '2026-01-01T00:00:00Z')],
       2,
       null,
-      [p('x')]
+      []
     ],
     [
       'an empty active version name protects no manifest without a version name',
-      [{ path: `${DIR}/id-only.yaml`, versionName: '', createdAt: null }],
+      [{ path: `${DIR}/id-only.yaml`, versionName: '', createdAt: '2026-01-01T00:00:00Z' }],
       1,
       '',
       [`${DIR}/id-only.yaml`]
     ],
     [
       'a manifest without a version name is not the active one',
-      [{ path: `${DIR}/id-only.yaml`, versionName: '', createdAt: null }],
+      [{ path: `${DIR}/id-only.yaml`, versionName: '', createdAt: '2026-01-01T00:00:00Z' }],
       1,
       null,
       [`${DIR}/id-only.yaml`]
     ]
   ])('%s', (_, candidates, keep, activeVersionName, expected) => {
-    const input = { candidates, keep, activeVersionName, thisRunPath: THIS_RUN }
+    const input = {
+      candidates,
+      keep,
+      activeVersionName,
+      thisRunPath: THIS_RUN,
+      thisRunCreatedAt: '2026-12-01T00:00:00Z'
+    }
     const before = JSON.stringify(input)
     const prunable = selectPrunable(input)
     expect(prunable).toEqual(expected)
@@ -102,6 +113,55 @@ describe('selectPrunable', () => {
     if (active) expect(prunable).not.toContain(active.path)
     // The input is not reordered in place.
     expect(JSON.stringify(input)).toBe(before)
+  })
+})
+
+describe('planPrune: never a newer version, never an unknown time', () => {
+  const base = { keep: 1, activeVersionName: null, thisRunPath: THIS_RUN }
+  it.each<[string, PruneCandidate[], string | null, string[], [string, PruneKeptWhy][]]>([
+    [
+      'an older run never removes the manifest of a version created after its own',
+      [c('v1.2.1', '2026-06-02T00:00:00Z'), c('v1.1.0', '2026-05-01T00:00:00Z')],
+      '2026-06-01T00:00:00Z',
+      [p('v1.1.0')],
+      [[p('v1.2.1'), 'newer']]
+    ],
+    [
+      'a version created at the same instant counts as newer',
+      [c('twin', '2026-06-01T00:00:00Z')],
+      '2026-06-01T00:00:00Z',
+      [],
+      [[p('twin'), 'newer']]
+    ],
+    [
+      'a version whose time cannot be read stays',
+      [c('gone', null), c('old', '2026-01-01T00:00:00Z')],
+      '2026-06-01T00:00:00Z',
+      [p('old')],
+      [[p('gone'), 'unknown-created-at']]
+    ],
+    [
+      "this run's own time unknown: nothing goes",
+      [c('old', '2026-01-01T00:00:00Z')],
+      null,
+      [],
+      [[p('old'), 'unknown-created-at']]
+    ]
+  ])('%s', (_, candidates, thisRunCreatedAt, remove, kept) => {
+    const plan = planPrune({ ...base, candidates, thisRunCreatedAt })
+    expect(plan.remove).toEqual(remove)
+    expect(plan.kept.map((k) => [k.path, k.why])).toEqual(kept)
+  })
+})
+
+describe('mayRemoveTest: never a test that still runs', () => {
+  it.each<[TestState, boolean]>([
+    ['final', true],
+    ['absent', true],
+    ['running', false],
+    ['unread', false]
+  ])('%s -> %s', (state, may) => {
+    expect(mayRemoveTest(state)).toBe(may)
   })
 })
 

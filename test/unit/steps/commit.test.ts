@@ -3,6 +3,7 @@
 // keep-tests removes in the same commit, and a lost race is retried.
 import { describe, expect, it } from '@jest/globals'
 import { commitManifest } from '../../../src/steps/commit.js'
+import type { TestState } from '../../../src/gitops/prune.js'
 import { buildTestManifest, parseManifest, renderManifest } from '../../../src/verdict/manifest.js'
 import { MemoryGitHost } from '../../gitops/memory/host.js'
 import {
@@ -88,7 +89,11 @@ describe('commit step, commit mode', () => {
       'coder-template-tests/notes.txt': 'not a manifest\n'
     }
     const host = new MemoryGitHost({ files })
-    const times = { v0: '2026-01-01T00:00:00Z', v1: '2026-02-01T00:00:00Z' }
+    const times = {
+      v0: '2026-01-01T00:00:00Z',
+      v1: '2026-02-01T00:00:00Z',
+      v2: '2026-03-01T00:00:00Z'
+    }
     const input = commitInput(host, settingsFor({ 'keep-tests': '2' }), 'v2', times)
     const result = await commitManifest(input, stepContext().context)
     expect(result).toMatchObject({
@@ -101,6 +106,49 @@ describe('commit step, commit mode', () => {
       MANIFEST_PATH,
       'coder-template-tests/notes.txt'
     ])
+  })
+
+  // keep-tests never removes a newer version's manifest, nor one whose test still runs.
+  it.each<[string, Record<string, string>, TestState | null, string[], string]>([
+    [
+      'a newer version (an older run commits last)',
+      { v0: '2026-01-01T00:00:00Z', v1: '2026-09-01T00:00:00Z', v2: '2026-03-01T00:00:00Z' },
+      null,
+      ['coder-template-tests/docker-v0.yaml'],
+      "keep-tests keeps coder-template-tests/docker-v1.yaml: its version was created after this run's"
+    ],
+    [
+      'a test still running',
+      { v0: '2026-01-01T00:00:00Z', v1: '2026-02-01T00:00:00Z', v2: '2026-03-01T00:00:00Z' },
+      'running',
+      [],
+      'keep-tests keeps coder-template-tests/docker-v0.yaml: its test is still running in the cluster'
+    ],
+    [
+      'a test the cluster cannot tell about',
+      { v0: '2026-01-01T00:00:00Z', v1: '2026-02-01T00:00:00Z', v2: '2026-03-01T00:00:00Z' },
+      'unread',
+      [],
+      'keep-tests keeps coder-template-tests/docker-v0.yaml: the cluster could not tell'
+    ]
+  ])('keep-tests: 1 keeps %s', async (_, times, state, pruned, line) => {
+    const files = {
+      'coder-template-tests/docker-v0.yaml': manifestText('v0'),
+      'coder-template-tests/docker-v1.yaml': manifestText('v1')
+    }
+    const host = new MemoryGitHost({ files })
+    const input = commitInput(host, settingsFor({ 'keep-tests': '1' }), 'v2', times)
+    const asked: string[] = []
+    if (state)
+      input.testState = async (name) => {
+        asked.push(name)
+        return state
+      }
+    const { context, infos } = stepContext()
+    const result = await commitManifest(input, context)
+    expect(result).toMatchObject({ ok: true, value: { pruned } })
+    expect(infos.join('\n')).toContain(line)
+    if (state) expect(asked).toEqual(['docker-v0', 'docker-v1'])
   })
 
   it('retries a lost race on the fake clock and says how often', async () => {

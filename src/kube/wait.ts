@@ -72,7 +72,7 @@ export async function waitForTest(options: WaitOptions): Promise<CoderTemplateTe
         // (https://fluxcd.io/flux/components/kustomize/kustomizations/#prune).
         throw new TestDeletedError(
           next.last,
-          `${w.what} was deleted before it was final. Most likely its manifest was removed from Git and the GitOps engine pruned the object (Argo CD with prune, Flux's prune); someone may also have deleted it by hand`
+          `${w.what} was deleted (or is being deleted) before it was final. Most likely its manifest was removed from Git and the GitOps engine pruned the object (Argo CD with prune, Flux's prune); someone may also have deleted it by hand`
         )
       case 'timeout': {
         if (next.kind === 'sync') throw timeoutError(w, 'sync', state.last)

@@ -242,6 +242,9 @@ function resumeAt(state: WatchState, object: CoderTemplateTest): WatchState {
 }
 
 function withObject(step: Step, object: CoderTemplateTest, rules: WatchRules): Step {
+  // Being deleted (a finalizer holds it): it never passes, and the deletion is the news.
+  if (!rules.isFinal(object) && object.metadata?.deletionTimestamp)
+    return { state: step.state, next: { do: 'deleted', last: object }, observed: object }
   if (!rules.isFinal(object)) return { ...step, observed: object }
   return { ...step, next: { do: 'done', object }, observed: object }
 }

@@ -191,7 +191,7 @@ describe('waitForTest', () => {
     const error = await r.promise.catch((e: unknown) => e)
     expect(error).toBeInstanceOf(TestDeletedError)
     expect((error as TestDeletedError).message).toMatch(
-      /was deleted before it was final\. Most likely its manifest was removed from Git and the GitOps engine pruned the object/
+      /was deleted \(or is being deleted\) before it was final\. Most likely its manifest was removed from Git and the GitOps engine pruned the object/
     )
     expect((error as TestDeletedError).last?.status?.phase).toBe('Running')
     expect(r.observed).toEqual(['Running', null])

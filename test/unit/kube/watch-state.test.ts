@@ -155,6 +155,11 @@ describe('watch-state: the first read', () => {
   })
 })
 
+const deleting = {
+  ...testObject('23'),
+  metadata: { ...testObject('23').metadata, deletionTimestamp: '2026-01-01T00:00:00Z' }
+} as CoderTemplateTest
+
 describe('watch-state: events on the watch', () => {
   it.each<[string, [number, WatchEvent][], NextAction]>([
     [
@@ -181,6 +186,11 @@ describe('watch-state: events on the watch', () => {
         [410, got(null)]
       ],
       { do: 'deleted', last: testObject('20') }
+    ],
+    [
+      'an object being deleted (deletionTimestamp, a finalizer holds it) ends it too',
+      [[20, event('MODIFIED', deleting)]],
+      { do: 'deleted', last: deleting }
     ],
     ['410 Gone re-lists', [[300, gone]], { do: 'list' }],
     ['another ERROR backs off', [[20, { type: 'ERROR', code: 500 }]], { do: 'back-off', ms: 100 }],

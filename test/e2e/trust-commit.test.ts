@@ -38,13 +38,17 @@ describe('keep-tests never removes a newer run’s manifest, end to end', () => 
     // Run B (v1.0.1), pushed after A: it commits, tests and promotes first.
     const newer = await w.run({ 'keep-tests': '1' }, { ref: 'refs/tags/v1.0.1' })
     expect(newer.exitCode).toBe(0)
+    expect(newer.outputs['pruned-manifests']).toBe(manifestPathOf('v0.5.0'))
     expect(w.github.readFile(OWNER, GITOPS_REPO, 'main', manifestPathOf('v1.0.1'))).not.toBeNull()
     runA!.kill('SIGCONT')
     const run = await older
-    // A's own version is older than B's: nothing of B's may go, the older seed may.
+    // A read the version times before B pushed: B's version is unknown to A, so it stays.
     expect(w.github.readFile(OWNER, GITOPS_REPO, 'main', manifestPathOf('v1.0.1'))).not.toBeNull()
-    expect(run.outputs['pruned-manifests']).toBe(manifestPathOf('v0.5.0'))
-    expect(run.stdout).toContain(`keep-tests keeps ${manifestPathOf('v1.0.1')}`)
+    expect(w.github.readFile(OWNER, GITOPS_REPO, 'main', manifestPathOf('v1.0.0'))).not.toBeNull()
+    expect(run.outputs['pruned-manifests']).toBe('')
+    expect(run.stdout).toContain(
+      `keep-tests keeps ${manifestPathOf('v1.0.1')}: the creation time of its version`
+    )
     expectNoSecrets(w, run)
   })
 

@@ -31,6 +31,18 @@ export interface GitOpsFacts {
   rulesKnown: boolean
   /** Whether the repository allows a merge the host does once the checks pass. */
   allowAutoMerge: boolean | null
+  /** Every rule that refuses a direct commit to the branch, and whether the token may bypass it; absent: not read. */
+  commitRules?: CommitRule[]
+}
+
+/** A rule that refuses a direct commit to the branch. */
+export interface CommitRule {
+  /** The host's rule type, e.g. 'pull_request', 'required_status_checks', 'push restrictions'. */
+  rule: string
+  /** Where it comes from, e.g. 'ruleset "main" (id 7)' or 'classic branch protection'. */
+  by: string
+  /** The token may bypass it for a direct commit. */
+  bypass: boolean
 }
 
 export interface GitOpsExpectations {

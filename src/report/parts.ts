@@ -214,6 +214,7 @@ export function warningsOf(journal: Journal): string[] {
   const pushed = journal.value('push')
   const tidied = journal.value('tidy')
   return [
+    ...(journal.value('preflight')?.bypassed ?? []),
     ...(pushed?.createdTemplate
       ? [
           `The push created template ${pushed.template}, and Coder made version ${pushed.versionName} its active version before any test (create-template: true).`

@@ -26,6 +26,8 @@ export interface Preflight {
   startingActive: VersionRef | null
   /** gitops-branch, or the repository's default branch. */
   branch: string
+  /** Commit mode: the rules against direct commits that gitops-token bypasses, as sentences. */
+  bypassed?: string[]
 }
 
 export interface PreflightInput {
@@ -61,7 +63,7 @@ export async function runPreflight(
       }
     )
   }
-  const value: Preflight = { ...coder.value, branch: gitops.value }
+  const value: Preflight = { ...coder.value, ...gitops.value }
   const active = value.startingActive
   return succeeded(
     value,
@@ -146,7 +148,12 @@ function missingTemplate(
   }
 }
 
-async function checkGitOps(input: PreflightInput, context: StepContext): Promise<Check<string>> {
+type GitOpsChecked = Pick<Preflight, 'branch' | 'bypassed'>
+
+async function checkGitOps(
+  input: PreflightInput,
+  context: StepContext
+): Promise<Check<GitOpsChecked>> {
   const { gitops } = input.settings
   try {
     const call = { signal: context.signal, clock: clockOf(context) }
@@ -159,18 +166,36 @@ async function checkGitOps(input: PreflightInput, context: StepContext): Promise
       context.log.info(
         `GitOps: cannot tell whether ${facts.branch} requires a pull request; going on.`
       )
-    return { value: facts.branch, problems }
+    const bypassed = gitops.mode === 'commit' && facts === inspected ? bypassedRules(facts) : []
+    for (const line of bypassed) context.log.warning(`GitOps: ${line}`)
+    return { value: { branch: facts.branch, ...(bypassed.length ? { bypassed } : {}) }, problems }
   } catch (error) {
     return {
-      value: gitops.branch,
+      value: { branch: gitops.branch },
       problems: [`GitOps: reading ${gitops.owner}/${gitops.repo} failed: ${messageOf(error)}`]
     }
   }
 }
 
+/** Commit mode: the rules gitops-token bypasses, as the summary says them. Pure. */
+export function bypassedRules(facts: GitOpsFacts): string[] {
+  return (facts.commitRules ?? [])
+    .filter((rule) => rule.bypass)
+    .map(
+      (rule) =>
+        `gitops-token bypasses ${rule.by} (rule ${rule.rule}) on ${facts.branch}: the gate commits to it directly.`
+    )
+}
+
 /** The promote job only reads the GitOps repository: the checks of a write do not apply. */
 function readOnly(facts: GitOpsFacts): GitOpsFacts {
-  return { ...facts, canWrite: null, pullRequestRequiredBy: null, allowAutoMerge: null }
+  return {
+    ...facts,
+    canWrite: null,
+    pullRequestRequiredBy: null,
+    allowAutoMerge: null,
+    commitRules: []
+  }
 }
 
 async function checkKubernetes(

@@ -10,6 +10,7 @@ import { startGitHubSandbox, type GitHubSandbox } from '../sandbox/github/index.
 const OWNER = 'acme'
 // Default token: a GITHUB_TOKEN with write access and no administration read.
 const ADMIN_READ = 'ghs_access_admin_read'
+const ADMIN = 'ghs_access_admin_role'
 const READ_ONLY = 'ghs_access_read_only'
 const OMITTED = 'ghs_access_omitted'
 const ALL_FALSE = 'ghs_access_all_false'
@@ -21,6 +22,7 @@ let repoCounter = 0
 beforeAll(async () => {
   sandbox = await startGitHubSandbox()
   sandbox.addToken(ADMIN_READ, { administration: 'read' })
+  sandbox.addToken(ADMIN, { role: 'admin' })
   sandbox.addReadOnlyToken(READ_ONLY)
   sandbox.addToken(OMITTED, { repositoryPermissions: 'omitted', administration: 'read' })
   sandbox.addToken(ALL_FALSE, { repositoryPermissions: 'all-false', administration: 'read' })
@@ -53,7 +55,8 @@ const found: GitOpsFacts = {
   canWrite: true,
   pullRequestRequiredBy: null,
   rulesKnown: true,
-  allowAutoMerge: false
+  allowAutoMerge: false,
+  commitRules: []
 }
 
 describe('inspectGitOpsRepository', () => {
@@ -76,8 +79,10 @@ describe('inspectGitOpsRepository', () => {
 
   it('a missing branch: branchExists false, rules not read', async () => {
     const repo = newRepo()
+    const rest: GitOpsFacts = { ...found }
+    delete rest.commitRules
     expect(await inspect(repo, 'release')).toEqual({
-      ...found,
+      ...rest,
       branch: 'release',
       branchExists: false,
       rulesKnown: false
@@ -104,10 +109,11 @@ describe('inspectGitOpsRepository', () => {
 
   it("a ruleset requiring a pull request on the branch is 'a repository ruleset'", async () => {
     const repo = newRepo()
-    sandbox.addRuleset(OWNER, repo, { requirePullRequest: true })
+    const id = sandbox.addRuleset(OWNER, repo, { name: 'main rules', requirePullRequest: true })
     expect(await inspect(repo, 'main')).toEqual({
       ...found,
-      pullRequestRequiredBy: 'a repository ruleset'
+      pullRequestRequiredBy: 'a repository ruleset',
+      commitRules: [{ rule: 'pull_request', by: `ruleset "main rules" (id ${id})`, bypass: false }]
     })
     // Another branch is not covered by the ~DEFAULT_BRANCH ruleset.
     sandbox.createBranch(OWNER, repo, 'gitops')
@@ -123,17 +129,64 @@ describe('inspectGitOpsRepository', () => {
 
   it("classic protection requiring a pull request is 'classic branch protection'", async () => {
     const repo = newRepo()
-    sandbox.protectBranch(OWNER, repo, 'main')
+    sandbox.protectBranch(OWNER, repo, 'main', { enforceAdmins: true })
+    const by = 'classic branch protection'
     expect(await inspect(repo, 'main')).toEqual({
       ...found,
-      pullRequestRequiredBy: 'classic branch protection'
+      pullRequestRequiredBy: by,
+      commitRules: [{ rule: 'pull_request', by, bypass: false }]
     })
-    // Protection with required checks only asks for no pull request.
+    // Protection with required checks only asks for no pull request, yet refuses a direct commit.
+    sandbox.protectBranch(OWNER, repo, 'main', {
+      requirePullRequest: false,
+      requiredStatusChecks: ['ci'],
+      enforceAdmins: true
+    })
+    expect(await inspect(repo, 'main')).toEqual({
+      ...found,
+      commitRules: [{ rule: 'required_status_checks', by, bypass: false }]
+    })
+  })
+
+  it('a required_status_checks ruleset refuses a direct commit; an admin bypass actor passes', async () => {
+    const repo = newRepo()
+    const id = sandbox.addRuleset(OWNER, repo, {
+      name: 'checks',
+      requiredStatusChecks: ['ci'],
+      bypassAdmins: true
+    })
+    const rule = { rule: 'required_status_checks', by: `ruleset "checks" (id ${id})` }
+    // The write token is no bypass actor: current_user_can_bypass 'never'.
+    expect((await inspect(repo, 'main', sandbox.token)).commitRules).toEqual([
+      { ...rule, bypass: false }
+    ])
+    // The admin token is: 'always'.
+    expect((await inspect(repo, 'main', ADMIN)).commitRules).toEqual([{ ...rule, bypass: true }])
+    const reads = requestsOf(repo).filter((r) => r.path.endsWith(`/rulesets/${id}`))
+    expect(reads.map((r) => r.status)).toEqual([200, 200])
+  })
+
+  it('classic protection: an admin bypasses unless enforce_admins is on', async () => {
+    const repo = newRepo()
     sandbox.protectBranch(OWNER, repo, 'main', {
       requirePullRequest: false,
       requiredStatusChecks: ['ci']
     })
-    expect(await inspect(repo, 'main')).toEqual(found)
+    const by = 'classic branch protection'
+    expect((await inspect(repo, 'main', ADMIN)).commitRules).toEqual([
+      { rule: 'required_status_checks', by, bypass: true }
+    ])
+    expect((await inspect(repo, 'main')).commitRules).toEqual([
+      { rule: 'required_status_checks', by, bypass: false }
+    ])
+    sandbox.protectBranch(OWNER, repo, 'main', {
+      requirePullRequest: false,
+      requiredStatusChecks: ['ci'],
+      enforceAdmins: true
+    })
+    expect((await inspect(repo, 'main', ADMIN)).commitRules).toEqual([
+      { rule: 'required_status_checks', by, bypass: false }
+    ])
   })
 
   it('both a ruleset and classic protection: the ruleset is named', async () => {
@@ -150,11 +203,14 @@ describe('inspectGitOpsRepository', () => {
     const protection = requestsOf(repo).filter((r) => r.path.endsWith('/protection'))
     expect(protection.map((r) => r.status)).toEqual([403])
     // The ruleset is still read (read access suffices) and still named.
-    sandbox.addRuleset(OWNER, repo, { requirePullRequest: true })
+    const id = sandbox.addRuleset(OWNER, repo, { requirePullRequest: true })
     expect(await inspect(repo, 'main', sandbox.token)).toEqual({
       ...found,
       rulesKnown: false,
-      pullRequestRequiredBy: 'a repository ruleset'
+      pullRequestRequiredBy: 'a repository ruleset',
+      commitRules: [
+        { rule: 'pull_request', by: `ruleset "ruleset-${id}" (id ${id})`, bypass: false }
+      ]
     })
   })
 

@@ -112,6 +112,33 @@ export const ruleRoutes: Route[] = [
   },
   {
     method: 'GET',
+    template: '/repos/{owner}/{repo}/rulesets/{ruleset_id}',
+    docs: DOCS.branchRules,
+    // "Get a repository ruleset": current_user_can_bypass is only returned by this repository-level
+    // endpoint (@octokit/openapi, repository-ruleset). Here: 'always' for an admin token when the
+    // ruleset makes admins bypass actors, else 'never'.
+    handle(ctx) {
+      const repo = ctx.repo()
+      const ruleset = repo.rulesets.find((r) => String(r.id) === ctx.params.ruleset_id)
+      if (!ruleset) throw ctx.fail(404, 'Not Found')
+      const bypass = ruleset.bypassAdmins && ctx.grant.role === 'admin'
+      return {
+        status: 200,
+        json: {
+          id: ruleset.id,
+          name: ruleset.name,
+          target: 'branch',
+          source_type: 'Repository',
+          source: `${repo.owner}/${repo.name}`,
+          enforcement: ruleset.enforcement,
+          current_user_can_bypass: bypass ? 'always' : 'never',
+          rules: ruleset.rules
+        }
+      }
+    }
+  },
+  {
+    method: 'GET',
     template: '/repos/{owner}/{repo}/branches/{branch+}/protection',
     docs: DOCS.getProtection,
     handle(ctx) {

@@ -1,6 +1,7 @@
 // gitOpsProblems: what the run cannot do in the GitOps repository, each problem with its fix.
 import { describe, expect, it } from '@jest/globals'
 import { gitOpsProblems } from '../../../src/gitops/access.js'
+import { bypassedRules } from '../../../src/steps/preflight.js'
 import type { GitOpsExpectations, GitOpsFacts } from '../../../src/gitops/host.js'
 
 const fine: GitOpsFacts = {
@@ -21,6 +22,50 @@ describe('gitOpsProblems', () => {
   it.each<Row>([
     ['all fine in commit mode', {}, commit, []],
     ['all fine in pull-request mode', {}, pr, []],
+    [
+      'a required_status_checks ruleset in commit mode',
+      {
+        commitRules: [{ rule: 'required_status_checks', by: 'ruleset "ci" (id 3)', bypass: false }]
+      },
+      commit,
+      [
+        [
+          /^ruleset "ci" \(id 3\) refuses direct commits to main \(rule required_status_checks\), and gitops-token may not bypass it\.$/,
+          /gitops-mode: pull-request/
+        ]
+      ]
+    ],
+    [
+      'an update ruleset and classic push restrictions: one problem each',
+      {
+        commitRules: [
+          { rule: 'update', by: 'ruleset "lock" (id 4)', bypass: false },
+          { rule: 'push restrictions', by: 'classic branch protection', bypass: false }
+        ]
+      },
+      commit,
+      [
+        [/rule update/, /gitops-mode: pull-request/],
+        [/classic branch protection .*rule push restrictions/, /gitops-mode: pull-request/]
+      ]
+    ],
+    [
+      'a rule the token may bypass is no problem',
+      {
+        pullRequestRequiredBy: 'a repository ruleset',
+        commitRules: [{ rule: 'pull_request', by: 'ruleset "pr" (id 5)', bypass: true }]
+      },
+      commit,
+      []
+    ],
+    [
+      'rules against direct commits do not matter in pull-request mode',
+      {
+        commitRules: [{ rule: 'required_status_checks', by: 'ruleset "ci" (id 3)', bypass: false }]
+      },
+      pr,
+      []
+    ],
     ['401', { repository: 'bad-token' }, commit, [[/refused \(401\)/, /Store a valid token/]]],
     [
       '403',
@@ -116,5 +161,26 @@ describe('gitOpsProblems', () => {
       expect(problem).toMatch(expected[i][0])
       expect(fix).toMatch(expected[i][1])
     })
+  })
+})
+
+describe('bypassedRules: what the summary says of a rule gitops-token bypasses', () => {
+  it.each<[string, GitOpsFacts['commitRules'], string[]]>([
+    ['no rules', [], []],
+    ['not read', undefined, []],
+    [
+      'a rule it may not bypass: not a bypass',
+      [{ rule: 'update', by: 'ruleset "l" (id 1)', bypass: false }],
+      []
+    ],
+    [
+      'a bypassed pull_request rule',
+      [{ rule: 'pull_request', by: 'ruleset "pr" (id 5)', bypass: true }],
+      [
+        'gitops-token bypasses ruleset "pr" (id 5) (rule pull_request) on main: the gate commits to it directly.'
+      ]
+    ]
+  ])('%s', (_, commitRules, lines) => {
+    expect(bypassedRules({ ...fine, ...(commitRules ? { commitRules } : {}) })).toEqual(lines)
   })
 })

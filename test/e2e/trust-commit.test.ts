@@ -154,3 +154,39 @@ describe('the small ones, end to end', () => {
     expect(promoteRequests(w)).toBe(1)
   })
 })
+
+describe('the preflight knows every rule against a direct commit, end to end', () => {
+  it('a required_status_checks ruleset in commit mode fails the preflight; nothing is pushed', async () => {
+    const w = await newWorld.withDocker()
+    w.github.addRuleset(OWNER, GITOPS_REPO, { name: 'ci', requiredStatusChecks: ['ci'] })
+    const head = w.github.branchHead(OWNER, GITOPS_REPO, 'main')
+    const run = await w.run()
+    expect(run.exitCode).toBe(1)
+    const [error] = errorAnnotations(run.stdout)
+    expect(error?.message).toMatch(
+      /ruleset "ci" \(id \d+\) refuses direct commits to main \(rule required_status_checks\)/
+    )
+    expect(error?.message).toContain('gitops-mode: pull-request')
+    expect(w.coder.backend.findVersionByName(OWNER, 'docker', 'v1.0.0')).toBeNull()
+    expect(w.github.branchHead(OWNER, GITOPS_REPO, 'main')).toBe(head)
+    expect(w.kube.store.list(NAMESPACE)).toEqual([])
+  })
+
+  it('a token that may bypass the ruleset passes, and the summary says it bypassed it', async () => {
+    const w = await newWorld.withDocker()
+    w.github.addRuleset(OWNER, GITOPS_REPO, {
+      name: 'ci',
+      requiredStatusChecks: ['ci'],
+      bypassAdmins: true
+    })
+    w.github.addToken('ghs_gitops_admin_token', { role: 'admin' })
+    const run = await w.run({ 'gitops-token': 'ghs_gitops_admin_token' })
+    expect(run.exitCode).toBe(0)
+    expect(run.outputs['promotion-result']).toBe('Promoted')
+    expect(run.summary).toMatch(
+      /gitops-token bypasses ruleset &quot;ci&quot; \(id \d+\) \(rule required_status_checks\) on main/
+    )
+    expect(run.summary).not.toContain('ghs_gitops_admin_token')
+    expect(Object.values(run.outputs).join('\n')).not.toContain('ghs_gitops_admin_token')
+  })
+})

@@ -110,22 +110,31 @@ export async function commitManifest(
       // guess: the sync-timeout also bounds the race for the branch, the wait that follows it.
       { ...call, deadline: context.now() + settings.test.syncTimeoutSeconds * 1000 }
     )
-    for (const dropped of outcome.dropped) context.log.warning(droppedRemovalText(dropped))
-    if (outcome.lostRaces > 0)
-      context.log.info(`another writer moved the branch first ${outcome.lostRaces} times`)
-    if (outcome.rateLimitPauses)
-      context.log.info(`waited for GitHub's rate limit ${outcome.rateLimitPauses} times`)
+    logOutcome(outcome, context)
     const result = committed(input, manifest, manifestPath, outcome)
     const removals = deletions.map((deletion) => deletion.path)
     return result.ok ? { ...result, value: { ...result.value, removals } } : result
   } catch (error) {
     if (context.signal.aborted) throw error
-    const outcomeUnknown = input.host.failureOf(error)?.kind === 'outcome-unknown'
-    return failed('commit', messageOf(error), {
-      advice: commitAdvice(input.host, error),
-      ...(outcomeUnknown ? { facts: { outcomeUnknown } } : {})
-    })
+    return commitFailure(input.host, error)
   }
+}
+
+function logOutcome(outcome: ChangeOutcome, context: StepContext): void {
+  for (const dropped of outcome.dropped) context.log.warning(droppedRemovalText(dropped))
+  if (outcome.lostRaces > 0)
+    context.log.info(`another writer moved the branch first ${outcome.lostRaces} times`)
+  if (outcome.rateLimitPauses)
+    context.log.info(`waited for GitHub's rate limit ${outcome.rateLimitPauses} times`)
+}
+
+/** A failed commit; outcomeUnknown when it may have landed (the branch could not tell). */
+function commitFailure(host: GitHost, error: unknown): StepResult<never, CommitFacts> {
+  const outcomeUnknown = host.failureOf(error)?.kind === 'outcome-unknown'
+  return failed('commit', messageOf(error), {
+    advice: commitAdvice(host, error),
+    ...(outcomeUnknown ? { facts: { outcomeUnknown } } : {})
+  })
 }
 
 function callOf(context: StepContext): HostCall {

@@ -6,16 +6,21 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
     name: 'prune',
     tests: ['test/unit/gitops/prune.test.ts'],
     mutations: mutationsOf('src/gitops/prune.ts', [
-      ['if (input.keep < 1) return []', 'if (input.keep < 0) return []', 'keep-tests 0 prunes'],
+      ['if (input.keep < 1) return plan', 'if (input.keep < 0) return plan', 'keep-tests 0 prunes'],
       [
-        '!(input.activeVersionName && c.versionName === input.activeVersionName)',
-        '!(c.versionName === input.activeVersionName)',
+        'if (input.activeVersionName && c.versionName === input.activeVersionName)',
+        'if (c.versionName === input.activeVersionName)',
         'an empty active name protects unnamed manifests'
       ],
       [
-        'if (aKnown !== bKnown) return aKnown ? -1 : 1',
-        'if (aKnown !== bKnown) return aKnown ? 1 : -1',
-        'unknown times count as newest'
+        'Number.isNaN(time) || Number.isNaN(ours)',
+        'Number.isNaN(time)',
+        "this run's unknown time still prunes"
+      ],
+      [
+        "return state === 'final' || state === 'absent'",
+        "return state !== 'running'",
+        'a test the cluster cannot tell about is removed'
       ],
       [
         'if (aKnown && ta !== tb) return tb - ta',
@@ -40,10 +45,11 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
     mutations: mutationsOf('src/gitops/access.ts', [
       ['if (facts.canWrite === false)', 'if (!facts.canWrite)', 'unknown write right is a problem'],
       [
-        "if (want.mode === 'commit' && facts.pullRequestRequiredBy)",
-        'if (facts.pullRequestRequiredBy)',
-        'a required pull request refuses pull-request mode'
+        "if (want.mode === 'commit') problems.push(...commitRuleProblems(facts))",
+        'problems.push(...commitRuleProblems(facts))',
+        'a rule against direct commits refuses pull-request mode'
       ],
+      ['.filter((rule) => !rule.bypass)', '.filter(() => true)', 'a bypassed rule still fails'],
       [
         "want.merge === 'auto' && facts.allowAutoMerge === false",
         'facts.allowAutoMerge === false',
@@ -98,9 +104,14 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
     tests: ['test/unit/kube/watch-state.test.ts'],
     mutations: mutationsOf('src/kube/watch-state.ts', [
       [
-        "if (step.next.do === 'done' || at < deadlineOf(step.state, rules)) return step",
-        "if (step.next.do === 'done' || at <= deadlineOf(step.state, rules)) return step",
+        'if (at < deadlineOf(step.state, rules)) return step',
+        'if (at <= deadlineOf(step.state, rules)) return step',
         'the deadline instant is still in time'
+      ],
+      [
+        "if (step.next.do === 'done' || step.next.do === 'deleted') return step",
+        "if (step.next.do === 'done') return step",
+        'a deletion past the deadline is a timeout'
       ],
       [
         'state.news || at - state.watchStartedAt >= rules.minHealthyWatchMs',

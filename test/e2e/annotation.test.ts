@@ -23,7 +23,9 @@ describe('the error annotation, end to end', () => {
     expect(lines.filter((line) => line.startsWith('• '))).toHaveLength(2)
     expect(message).toContain('template "docker" does not exist')
     expect(message).toContain('create-template: true')
-    expect(message).toContain('a repository ruleset requires a pull request')
+    expect(message).toMatch(
+      /ruleset "[^"]*" \(id \d+\) refuses direct commits to main \(rule pull_request\)/
+    )
     expect(message).toContain('gitops-mode: pull-request')
     expect(lines.at(-1)).toMatch(/^→ Grant or change what each line names/)
   })

@@ -37,7 +37,9 @@ describe('preflight, end to end', () => {
     expect(run.summary).toContain('3 checks failed')
     expect(run.stdout).toContain('template "docker" does not exist')
     expect(run.stdout).toContain('set create-template: true')
-    expect(run.stdout).toContain('a repository ruleset requires a pull request')
+    expect(run.stdout).toMatch(
+      /ruleset "[^"]*" \(id \d+\) refuses direct commits to main \(rule pull_request\)/
+    )
     expect(run.stdout).toContain('gitops-mode: pull-request')
     expect(run.stdout).toMatch(/create codertemplates\/promote.* "acme\.docker" .*is denied/)
     expect(run.stdout).toContain('config/rbac/gate-role.yaml')

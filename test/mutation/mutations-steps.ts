@@ -18,7 +18,7 @@ export const STEP_MODULES: MutatedModule[] = [
   },
   {
     name: 'merge step',
-    tests: ['test/unit/steps/pull-request.test.ts'],
+    tests: ['test/unit/steps/pull-request-step.test.ts'],
     mutations: mutationsOf('src/steps/pull-request.ts', [
       ["asked = gitops.merge === 'auto'", 'asked = false', 'auto-merge is never turned off'],
       [

@@ -3,13 +3,13 @@
 // synced branch counts; removed manifests are pruned only when prune is on.
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
 import { stringify } from 'yaml'
-import { startGitHubSandbox } from '../sandbox/github/index.js'
-import type { GitHubSandbox } from '../sandbox/github/index.js'
-import { startKubeSandbox } from '../sandbox/kube/server.js'
-import type { KubeSandbox } from '../sandbox/kube/server.js'
-import { startGitOpsSync } from '../sandbox/gitops-sync.js'
-import type { GitOpsSync } from '../sandbox/gitops-sync.js'
-import type { GitCommit } from '../sandbox/contracts.js'
+import { startGitHubSandbox } from '../../sandbox/github/index.js'
+import type { GitHubSandbox } from '../../sandbox/github/index.js'
+import { startKubeSandbox } from '../../sandbox/kube/server.js'
+import type { KubeSandbox } from '../../sandbox/kube/server.js'
+import { startGitOpsSync } from '../../sandbox/gitops-sync.js'
+import type { GitOpsSync } from '../../sandbox/gitops-sync.js'
+import type { GitCommit } from '../../sandbox/contracts.js'
 import { FakeCoder, testManifest } from './helpers.js'
 
 let sha = 0

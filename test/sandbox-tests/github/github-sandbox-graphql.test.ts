@@ -2,8 +2,8 @@
 // over plain fetch (both /graphql and /api/graphql) and through Octokit's graphql client.
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
 import { getOctokit } from '@actions/github'
-import type { GitCommit } from '../sandbox/contracts.js'
-import { startGitHubSandbox, type GitHubSandbox } from '../sandbox/github/index.js'
+import type { GitCommit } from '../../sandbox/contracts.js'
+import { startGitHubSandbox, type GitHubSandbox } from '../../sandbox/github/index.js'
 
 const OWNER = 'acme'
 const TOKEN = 'ghs_graphql'

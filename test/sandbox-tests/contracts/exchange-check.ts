@@ -2,7 +2,7 @@
 // description: the operation must exist, its path and query parameters must be declared and
 // valid, the body must match the requestBody, the answer the response schema of its status.
 import type { ValidateFunction } from 'ajv'
-import type { RecordedRequest } from '../sandbox/contracts.js'
+import type { RecordedRequest } from '../../sandbox/contracts.js'
 import type { Description } from './descriptions.js'
 import {
   describedPath,

@@ -1,10 +1,10 @@
 // The in-process CoderTemplateTest controller, observed through a real watch over HTTP:
 // the documented lifecycle (§1.4, §1.5, §1.7, §1.8), waits, failures, deadline and scripting.
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
-import { startKubeSandbox } from '../sandbox/kube/server.js'
-import type { KubeSandbox } from '../sandbox/kube/server.js'
-import { ALLOW_ALL_RULES } from '../sandbox/kube/rbac.js'
-import type { FinalStatusInfo } from '../sandbox/kube/controller.js'
+import { startKubeSandbox } from '../../sandbox/kube/server.js'
+import type { KubeSandbox } from '../../sandbox/kube/server.js'
+import { ALLOW_ALL_RULES } from '../../sandbox/kube/rbac.js'
+import type { FinalStatusInfo } from '../../sandbox/kube/controller.js'
 import { FakeCoder, call, eventually, testManifest, testsPath, watch } from './helpers.js'
 import type { WatchEvent } from './helpers.js'
 

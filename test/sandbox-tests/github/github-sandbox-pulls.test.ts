@@ -3,9 +3,9 @@
 // real HTTP by @actions/github's Octokit.
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
 import { getOctokit } from '@actions/github'
-import type { GitOpsOctokit } from '../../src/gitops/octokit.js'
-import type { GitCommit } from '../sandbox/contracts.js'
-import { startGitHubSandbox, type GitHubSandbox } from '../sandbox/github/index.js'
+import type { GitOpsOctokit } from '../../../src/gitops/octokit.js'
+import type { GitCommit } from '../../sandbox/contracts.js'
+import { startGitHubSandbox, type GitHubSandbox } from '../../sandbox/github/index.js'
 
 const OWNER = 'acme'
 const TOKEN = 'ghs_pulls'

@@ -4,10 +4,10 @@
 // hand-written fallback, so both must agree with coder-k8s-api.md §1.2.
 import { existsSync } from 'node:fs'
 import { describe, it, expect, beforeAll, afterAll, jest } from '@jest/globals'
-import { startKubeSandbox } from '../sandbox/kube/server.js'
-import type { KubeSandbox } from '../sandbox/kube/server.js'
-import { ALLOW_ALL_RULES } from '../sandbox/kube/rbac.js'
-import { defaultCrdPath, loadTestSchema } from '../sandbox/kube/validation.js'
+import { startKubeSandbox } from '../../sandbox/kube/server.js'
+import type { KubeSandbox } from '../../sandbox/kube/server.js'
+import { ALLOW_ALL_RULES } from '../../sandbox/kube/rbac.js'
+import { defaultCrdPath, loadTestSchema } from '../../sandbox/kube/validation.js'
 import { FakeCoder, call, testManifest, testsPath } from './helpers.js'
 
 // Without the CRD file the crd-file suite shows as skipped, with the path in its title.

@@ -2,10 +2,10 @@
 // subresource with its results, errors and every injected fault through the confirmation table
 // (coder-k8s-api.md §2.2-§2.4, §3).
 import { describe, it, expect, beforeAll, afterAll, beforeEach } from '@jest/globals'
-import { startKubeSandbox } from '../sandbox/kube/server.js'
-import type { KubeSandbox } from '../sandbox/kube/server.js'
-import { ALLOW_ALL_RULES } from '../sandbox/kube/rbac.js'
-import type { SandboxTemplate, SandboxVersion } from '../sandbox/contracts.js'
+import { startKubeSandbox } from '../../sandbox/kube/server.js'
+import type { KubeSandbox } from '../../sandbox/kube/server.js'
+import { ALLOW_ALL_RULES } from '../../sandbox/kube/rbac.js'
+import type { SandboxTemplate, SandboxVersion } from '../../sandbox/contracts.js'
 import { FakeCoder, call } from './helpers.js'
 
 const NS = 'coder'

@@ -8,8 +8,8 @@ import {
   runnerEnv,
   runnerFiles,
   type RunnerContext
-} from '../sandbox/action-runner.js'
-import type { World } from '../sandbox/world.js'
+} from '../../sandbox/action-runner.js'
+import type { World } from '../../sandbox/world.js'
 
 export interface InProcessRun {
   exitCode: number
@@ -37,7 +37,7 @@ export async function runGateInProcess(
     return true
   }) as typeof process.stdout.write
   try {
-    const { run } = await import('../../src/main.js')
+    const { run } = await import('../../../src/main.js')
     await run(new AbortController().signal, process.env)
     return {
       exitCode: Number(process.exitCode ?? 0),

@@ -7,8 +7,8 @@ import {
   SIGNED_OUT_MESSAGE,
   startCoderSandbox,
   type CoderSandbox
-} from '../sandbox/coder/index.js'
-import { makeTemplateDir, makeTempDir, runCli, tarEntries } from './helpers.js'
+} from '../../sandbox/coder/index.js'
+import { makeTemplateDir, makeTempDir, runCli, tarEntries } from '../../coder/helpers.js'
 
 let sandbox: CoderSandbox
 let temp: ReturnType<typeof makeTempDir>

@@ -4,8 +4,8 @@
 // path and query parameters, a body that matches the requestBody and an answer that matches the
 // response schema of its status. GraphQL exchanges: see github-graphql.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import type { RecordedRequest } from '../sandbox/contracts.js'
-import { GITOPS_REPO, OWNER, startWorld, type World } from '../sandbox/world.js'
+import type { RecordedRequest } from '../../sandbox/contracts.js'
+import { GITOPS_REPO, OWNER, startWorld, type World } from '../../sandbox/world.js'
 import { type Description, loadCoderDescription, loadGitHubDescription } from './descriptions.js'
 import { checkExchange, undescribedStatus } from './exchange-check.js'
 import { runGateInProcess } from './gate-in-process.js'

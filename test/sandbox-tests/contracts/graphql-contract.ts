@@ -12,7 +12,7 @@ import {
   parse,
   validate
 } from 'graphql'
-import { REPO_ROOT } from '../sandbox/action-runner.js'
+import { REPO_ROOT } from '../../sandbox/action-runner.js'
 
 let loaded: GraphQLSchema | undefined
 

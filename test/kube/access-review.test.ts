@@ -14,7 +14,7 @@ import { defaultGateRolePath } from '../sandbox/kube/rbac.js'
 import type { PolicyRule } from '../sandbox/kube/rbac.js'
 import { kubeConfigFor, sendJson, sendStatus, startKubeServer } from '../kube/helpers/kubeServer.js'
 import type { ScriptedKubeServer } from '../kube/helpers/kubeServer.js'
-import { FakeCoder } from './helpers.js'
+import { FakeCoder } from '../sandbox-tests/kube/helpers.js'
 
 const NS = 'ci-gate'
 const TEMPLATE = 'acme.web'

@@ -2,8 +2,8 @@
 // that moves the branch (and fires onCommit), STALE_DATA on a moved head, the rules of a REST ref
 // update, and one content-creating request per mutation under the secondary limits.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import type { GitCommit } from '../sandbox/contracts.js'
-import { startGitHubSandbox, type GitHubSandbox } from '../sandbox/github/index.js'
+import type { GitCommit } from '../../sandbox/contracts.js'
+import { startGitHubSandbox, type GitHubSandbox } from '../../sandbox/github/index.js'
 
 const OWNER = 'acme'
 const TOKEN = 'ghs_commit_mutation'

@@ -2,9 +2,9 @@
 // answers to them: only the selected fields, of the schema's types. (The documents as sent in a
 // whole run, with their variables, are checked in gate-requests.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import { GITOPS_REPO, OWNER } from '../sandbox/world.js'
-import { type GitHubSandbox, startGitHubSandbox } from '../sandbox/github/index.js'
-import { selectedOnly } from '../sandbox/github/selection.js'
+import { GITOPS_REPO, OWNER } from '../../sandbox/world.js'
+import { type GitHubSandbox, startGitHubSandbox } from '../../sandbox/github/index.js'
+import { selectedOnly } from '../../sandbox/github/selection.js'
 import { documentProblems, exchangeProblems, gateDocuments } from './graphql-contract.js'
 
 const TOKEN = 'ghs_contract'

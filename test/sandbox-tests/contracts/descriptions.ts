@@ -7,7 +7,7 @@ import { createRequire } from 'node:module'
 import path from 'node:path'
 import { Ajv } from 'ajv'
 import addFormatsModule from 'ajv-formats'
-import type { RecordedRequest } from '../sandbox/contracts.js'
+import type { RecordedRequest } from '../../sandbox/contracts.js'
 import { describedPath, findOperation, type Json, pointer } from './operations.js'
 
 export type Kind = 'openapi3' | 'swagger2'

@@ -2,9 +2,9 @@
 // and HTTPS: create, get, a watch until the final status, and the promote subresource.
 import { describe, it, expect, afterAll } from '@jest/globals'
 import { CustomObjectsApi, KubeConfig, Watch } from '@kubernetes/client-node'
-import { startKubeSandbox } from '../sandbox/kube/server.js'
-import type { KubeSandbox } from '../sandbox/kube/server.js'
-import { ALLOW_ALL_RULES } from '../sandbox/kube/rbac.js'
+import { startKubeSandbox } from '../../sandbox/kube/server.js'
+import type { KubeSandbox } from '../../sandbox/kube/server.js'
+import { ALLOW_ALL_RULES } from '../../sandbox/kube/rbac.js'
 import { FakeCoder, testManifest } from './helpers.js'
 
 for (const tls of [false, true]) {

@@ -2,7 +2,7 @@
 // described, an undeclared or invalid parameter, a body that does not fit, an answer of the wrong
 // type or a null where Coder omits the field. Synthetic exchanges, no servers.
 import { beforeAll, describe, expect, it } from '@jest/globals'
-import type { RecordedRequest } from '../sandbox/contracts.js'
+import type { RecordedRequest } from '../../sandbox/contracts.js'
 import { type Description, loadCoderDescription, loadGitHubDescription } from './descriptions.js'
 import { checkExchange, undescribedStatus } from './exchange-check.js'
 

@@ -7,7 +7,7 @@ import {
   startCoderSandbox,
   type ActivationRecord,
   type CoderSandbox
-} from '../sandbox/coder/index.js'
+} from '../../sandbox/coder/index.js'
 
 let sandbox: CoderSandbox
 

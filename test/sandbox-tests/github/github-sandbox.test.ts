@@ -1,7 +1,7 @@
 // The GitHub sandbox itself: git object identities and the wire answers of the contents API.
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
-import type { GitCommit } from '../sandbox/contracts.js'
-import { gitBlobSha, startGitHubSandbox, type GitHubSandbox } from '../sandbox/github/index.js'
+import type { GitCommit } from '../../sandbox/contracts.js'
+import { gitBlobSha, startGitHubSandbox, type GitHubSandbox } from '../../sandbox/github/index.js'
 
 describe('gitBlobSha', () => {
   it.each([

@@ -3,14 +3,14 @@ import { randomUUID } from 'node:crypto'
 import { request as httpRequest } from 'node:http'
 import type { ClientRequest, IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
-import { CoderBackendError } from '../sandbox/contracts.js'
+import { CoderBackendError } from '../../sandbox/contracts.js'
 import type {
   CoderBackend,
   JobStatus,
   SandboxTemplate,
   SandboxVersion
-} from '../sandbox/contracts.js'
-import type { KubeSandbox } from '../sandbox/kube/server.js'
+} from '../../sandbox/contracts.js'
+import type { KubeSandbox } from '../../sandbox/kube/server.js'
 
 export class FakeCoder implements CoderBackend {
   readonly templates: SandboxTemplate[] = []

@@ -1,8 +1,8 @@
 // Auth, discovery, list and watch semantics of the sandbox API server over real HTTP.
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
-import { startKubeSandbox } from '../sandbox/kube/server.js'
-import type { KubeSandbox } from '../sandbox/kube/server.js'
-import { ALLOW_ALL_RULES } from '../sandbox/kube/rbac.js'
+import { startKubeSandbox } from '../../sandbox/kube/server.js'
+import type { KubeSandbox } from '../../sandbox/kube/server.js'
+import { ALLOW_ALL_RULES } from '../../sandbox/kube/rbac.js'
 import { FakeCoder, call, testManifest, testsPath, watch } from './helpers.js'
 
 describe('kube sandbox: auth and discovery', () => {

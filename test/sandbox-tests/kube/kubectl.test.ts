@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
-import { findKubectl } from '../sandbox/kube/kubectl-binary.js'
-import { startKubeSandbox } from '../sandbox/kube/server.js'
-import type { KubeSandbox } from '../sandbox/kube/server.js'
+import { findKubectl } from '../../sandbox/kube/kubectl-binary.js'
+import { startKubeSandbox } from '../../sandbox/kube/server.js'
+import type { KubeSandbox } from '../../sandbox/kube/server.js'
 import { FakeCoder, eventually, testManifest } from './helpers.js'
 
 const kubectl = findKubectl()

@@ -1,7 +1,7 @@
 // test-presets against the presets the pushed version has: which presets get a test, and each
 // test's parameters. Pure; the adapter that reads the presets is presets.ts.
 import type { NameValue } from '../kube/objects.js'
-import type { PresetSelection } from '../settings/presets.js'
+import { presetTestNames, type PresetSelection } from '../settings/presets.js'
 import type { CoderPreset } from './presets.js'
 
 export interface PresetTest {
@@ -58,4 +58,21 @@ export function missingPresetsText(
   const has = available.length > 0 ? `its presets are ${quoted(available)}` : 'it has no presets'
   const noun = missing.length === 1 ? 'preset' : 'presets'
   return `test-presets names the ${noun} ${quoted(missing)} that version ${version} lacks; ${has}.`
+}
+
+/** One CoderTemplateTest of the run: its name, its preset ('' = the default test), its parameters. */
+export interface PlannedTest extends PresetTest {
+  name: string
+}
+
+/** The default test keeps `testName`; preset tests get `<testName>-<preset label>` (presets.ts). */
+export function planTests(testName: string, tests: PresetTest[]): PlannedTest[] {
+  const names = presetTestNames(
+    testName,
+    tests.filter((t) => t.preset !== '').map((t) => t.preset)
+  )
+  return tests.map((t) => ({
+    ...t,
+    name: t.preset === '' ? testName : (names.get(t.preset) ?? '')
+  }))
 }

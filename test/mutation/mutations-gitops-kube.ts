@@ -8,8 +8,8 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
     mutations: mutationsOf('src/gitops/prune.ts', [
       ['if (input.keep < 1) return []', 'if (input.keep < 0) return []', 'keep-tests 0 prunes'],
       [
-        '!(input.activeVersionName && c.versionName === input.activeVersionName)',
-        '!(c.versionName === input.activeVersionName)',
+        '!(input.activeVersionName && unit[0]?.versionName === input.activeVersionName)',
+        '!(unit[0]?.versionName === input.activeVersionName)',
         'an empty active name protects unnamed manifests'
       ],
       [

@@ -92,7 +92,7 @@ describe('judgeTest', () => {
   })
 })
 
-const t = (preset: string, judgment: TestJudgment, detail = judgment): JudgedTest => ({
+const t = (preset: string, judgment: TestJudgment, detail: string = judgment): JudgedTest => ({
   name: `docker-v2-${preset}`,
   preset,
   judgment,

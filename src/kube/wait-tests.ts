@@ -242,4 +242,3 @@ function count(stats: WaitStats, event: SetEvent): void {
   else if (event.type === 'stream-ended') stats.cleanEnds++
   else if (event.type === 'inactive') stats.inactivityTimeouts++
 }
-

@@ -81,17 +81,7 @@ export async function measurePresetWait(
     setTimeout(() => {
       for (const name of names) kube.store.create(NAMESPACE, manifest(name))
     }, 100)
-    const waiting =
-      tests === 1
-        ? waitForTest({ ...common, name: names[0]! }).then(() => undefined)
-        : waitForTests({ ...common, names }).then((outcomes) => {
-            if (toFinal && outcomes.some((o) => o.ending !== 'final'))
-              throw new Error('bench: a preset test did not end')
-          })
-    await waiting.catch((error: unknown) => {
-      // The quiet wait ends at its deadline, as it must.
-      if (toFinal) throw error
-    })
+    await waitFor(tests, names, toFinal, common)
     return {
       tests,
       scenario,
@@ -102,6 +92,22 @@ export async function measurePresetWait(
   } finally {
     await Promise.all([kube.close(), coder.close()])
   }
+}
+
+type Common = Omit<Parameters<typeof waitForTest>[0], 'name' | 'onObserved'>
+
+/** The gate's wait for one test, or for the set; the quiet wait ends at its deadline, as it must. */
+async function waitFor(tests: number, names: string[], toFinal: boolean, common: Common) {
+  const waiting =
+    tests === 1
+      ? waitForTest({ ...common, name: names[0]! }).then(() => undefined)
+      : waitForTests({ ...common, names }).then((outcomes) => {
+          if (toFinal && outcomes.some((o) => o.ending !== 'final'))
+            throw new Error('bench: a preset test did not end')
+        })
+  await waiting.catch((error: unknown) => {
+    if (toFinal) throw error
+  })
 }
 
 /** The four measurements, one after another (they share no server). */

@@ -151,7 +151,8 @@ function setFacts(watched: Watched[], judged: JudgedTest[]): WaitFacts {
     // Seen when every test was: the latest first sight; else not all synced.
     syncedAt: seen.length === watched.length && seen.length > 0 ? Math.max(...seen) : null,
     notFoundSeen: watched.some((w) => w.facts.notFoundSeen),
-    tests
+    tests,
+    testName: deciding?.name
   }
 }
 

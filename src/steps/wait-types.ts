@@ -47,6 +47,8 @@ export interface WaitFacts {
   clock?: ControllerClock
   /** Every test of the run, one per preset (test-presets); absent: the one test above. */
   tests?: TestFacts[]
+  /** The test the facts above are of: the one test, or the one that decided the verdict. */
+  testName?: string
 }
 
 export interface Tested extends WaitFacts {

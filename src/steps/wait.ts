@@ -56,6 +56,7 @@ export async function waitForVerdict(
     versionId: ''
   }
   facts.tests = [entry]
+  facts.testName = settings.name
   context.log.info(
     `Waiting up to ${settings.syncTimeoutSeconds} s for Argo CD or Flux to create ${name}, then up to ${settings.waitTimeoutSeconds} s for its result.`
   )

@@ -183,4 +183,29 @@ describe('test-presets, end to end', () => {
     expect(run.stdout).toContain(`${GITOPS_PATH}/${LARGE}.yaml does not exist`)
     expect(promoteRequests(w)).toBe(0)
   })
+
+  it('gitops-mode: pull-request: one pull request with every preset manifest, merged, promoted', async () => {
+    const w = await newWorld({
+      gitopsRepoSettings: { allowAutoMerge: true, mergeabilityDelayMs: 20, autoMergeDelayMs: 20 }
+    })
+    w.github.addRuleset(OWNER, GITOPS_REPO, { requirePullRequest: true })
+    w.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+    withPresets(w)
+    const run = await w.run({
+      'test-presets': 'all',
+      'gitops-mode': 'pull-request',
+      'pull-request-merge': 'immediate'
+    })
+    expect(run.exitCode).toBe(0)
+    expect(run.outputs['promotion-result']).toBe('Promoted')
+    const pulls = w.github.pullRequests(OWNER, GITOPS_REPO)
+    expect(pulls).toHaveLength(1)
+    expect(pulls[0]).toMatchObject({ head: 'coder-template-gate/docker-v1-0-0', merged: true })
+    expect(pulls[0]!.body).toContain(LARGE)
+    expect(pulls[0]!.body).toContain(SMALL)
+    for (const name of [LARGE, SMALL])
+      expect(
+        w.github.readFile(OWNER, GITOPS_REPO, 'main', `${GITOPS_PATH}/${name}.yaml`)
+      ).not.toBeNull()
+  })
 })

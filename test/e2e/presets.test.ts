@@ -124,6 +124,31 @@ describe('test-presets, end to end', () => {
     )
   })
 
+  it('one preset test squatted with another spec: integrity failure, no promote, the others judged too', async () => {
+    const w = await newWorld.withDocker()
+    withPresets(w)
+    // Someone created the large preset's test name first, with a parameter of their own.
+    w.kube.store.create(NAMESPACE, {
+      apiVersion: 'coder.com/v1alpha1',
+      kind: 'CoderTemplateTest',
+      metadata: { name: LARGE, namespace: NAMESPACE },
+      spec: {
+        controlPlaneRef: { name: 'coder' },
+        template: 'acme.docker',
+        version: { name: 'v1.0.0' },
+        parameters: [{ name: 'image', value: 'evil' }]
+      }
+    })
+    const run = await w.run({ 'test-presets': 'all' })
+    expect(run.exitCode).toBe(1)
+    expect(run.stdout).toContain(`preset "Large GPU" (${LARGE}) does not prove this version`)
+    expect(run.summary).toContain(`${LARGE}: spec.parameters`)
+    expect(promoteRequests(w)).toBe(0)
+    expect(activeVersionName(w)).toBe('v0.9.0')
+    expect(results(run).find((r) => r.preset === 'small')).toMatchObject({ phase: 'Succeeded' })
+    expectNoSecrets(w, run)
+  })
+
   it('an unknown preset name: fails before the commit, naming it and the version’s presets', async () => {
     const w = await newWorld.withDocker()
     withPresets(w)

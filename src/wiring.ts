@@ -7,6 +7,7 @@ import type { CommitInput, Committed } from './steps/commit.js'
 import type { ValidInputs } from './steps/inputs.js'
 import type { Located, LocateInput } from './steps/locate.js'
 import type { Preflight, PreflightInput } from './steps/preflight.js'
+import type { PresetsInput, TestPlan } from './steps/presets.js'
 import type { PromoteInput } from './steps/promote.js'
 import type { PullRequestInput } from './steps/pull-request.js'
 import type { PushInput, Pushed } from './steps/push.js'
@@ -47,10 +48,21 @@ export class Gate {
     }
   }
 
-  commit(preflight: Preflight, pushed: Pushed): CommitInput {
+  presets(pushed: Pick<Pushed, 'versionId' | 'versionName'>): PresetsInput {
+    return { test: this.settings.test, pushed, client: this.clients.coder }
+  }
+
+  commit(preflight: Preflight, pushed: Pushed, plan?: TestPlan): CommitInput {
     const { host } = this.clients
     const versionCreatedAt = pushed.versionCreatedAt ?? {}
-    return { settings: this.settings, preflight, pushed, host, versionCreatedAt }
+    return {
+      settings: this.settings,
+      preflight,
+      pushed,
+      host,
+      versionCreatedAt,
+      ...(plan ? { plan: plan.tests } : {})
+    }
   }
 
   pullRequest(preflight: Preflight, pushed: Pushed, committed: Committed): PullRequestInput {

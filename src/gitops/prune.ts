@@ -29,25 +29,43 @@ export interface PruneCandidate {
 export interface PruneInput {
   /** The gate-written manifests of this template on the branch (this run's may be among them). */
   candidates: PruneCandidate[]
-  /** keep-tests: N >= 1. This run's manifest is the newest and counts among the N. */
+  /** keep-tests: N >= 1 versions. This run's version is the newest and counts among the N. */
   keep: number
   /** Never removed. null: no active version known. */
   activeVersionName: string | null
-  /** Never removed. */
-  thisRunPath: string
+  /** This run's manifests (one per preset test): never removed. */
+  thisRunPaths: string[]
+  /** This run's version: its other manifests (an earlier run's presets) are never removed. */
+  thisRunVersionName?: string
 }
 
-/** The paths to remove, oldest first. */
+/**
+ * The paths to remove, oldest first. A version's manifests (its preset tests) are one unit: kept or
+ * removed together, so keep-tests counts versions, not files. A manifest without a version name is
+ * a unit of its own.
+ */
 export function selectPrunable(input: PruneInput): string[] {
   if (input.keep < 1) return []
-  const others = input.candidates.filter((c) => c.path !== input.thisRunPath)
-  const newestFirst = [...others].sort(byNewestFirst)
-  // This run's manifest takes one of the N places.
+  const mine = new Set(input.thisRunPaths)
+  const units = new Map<string, PruneCandidate[]>()
+  for (const candidate of input.candidates) {
+    if (mine.has(candidate.path)) continue
+    if (input.thisRunVersionName && candidate.versionName === input.thisRunVersionName) continue
+    const key = candidate.versionName ? `v:${candidate.versionName}` : `p:${candidate.path}`
+    units.set(key, [...(units.get(key) ?? []), candidate])
+  }
+  // A unit sorts as its newest path: its files share the version's creation time.
+  const newestOf = (unit: PruneCandidate[]): PruneCandidate =>
+    [...unit].sort(byNewestFirst)[0] as PruneCandidate
+  const newestFirst = [...units.values()].sort((a, b) => byNewestFirst(newestOf(a), newestOf(b)))
+  // This run's version takes one of the N places.
   const beyond = newestFirst.slice(Math.max(0, input.keep - 1))
   return beyond
-    .filter((c) => !(input.activeVersionName && c.versionName === input.activeVersionName))
-    .map((c) => c.path)
+    .filter(
+      (unit) => !(input.activeVersionName && unit[0]?.versionName === input.activeVersionName)
+    )
     .reverse()
+    .flatMap((unit) => unit.map((c) => c.path).sort())
 }
 
 function byNewestFirst(a: PruneCandidate, b: PruneCandidate): number {

@@ -12,6 +12,7 @@ import type { TimelineEntry } from '../steps/wait.js'
 export type RowName =
   | 'preflight'
   | 'push'
+  | 'presets'
   | 'locate'
   | 'commit'
   | 'pull-request'
@@ -132,6 +133,21 @@ export interface TestPart {
   }
 }
 
+/** One test of the run (test-results): the default test, or one per preset. */
+export interface TestResultPart {
+  name: string
+  /** '' for the default test. */
+  preset: string
+  phase?: string
+  reason?: string
+  /** status.templateVersionID as last read. */
+  versionId?: string
+  /** On the runner's clock: first seen in the cluster, and final. */
+  seenAt?: number
+  finalAt?: number
+  timeline: TimelineEntry[]
+}
+
 export interface PromotionPart {
   result?: PromotionResult | 'Skipped' | 'Refused'
   confirmedBy?: 'answer' | 're-read'
@@ -172,6 +188,8 @@ export interface RunReport {
   template: TemplatePart
   gitops: GitOpsPart
   test: TestPart
+  /** Every test of the run (one per preset with test-presets); empty until one was committed. */
+  tests: TestResultPart[]
   promotion: PromotionPart
   tidy: TidyPart
   /** Absent when the run succeeded. */
@@ -197,6 +215,7 @@ export function emptyReport(startedAt: number): RunReport {
     template: { version: { origin: 'named' } },
     gitops: { autoMerge: false, commit: { state: 'not run' }, prunedManifests: [], prunedKept: [] },
     test: { lookedFor: false, exists: false, syncTimedOut: false, timeline: [] },
+    tests: [],
     promotion: { requested: false },
     tidy: { archived: [], wouldArchive: [], notes: [], oursArchived: false },
     warnings: [],

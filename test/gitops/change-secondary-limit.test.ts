@@ -66,7 +66,7 @@ function change(s: GitHubSandbox, more: Partial<CommitChangeInput>) {
     owner: OWNER,
     repo: REPO,
     branch: 'main',
-    manifest: { path: PATH, content: 'kind: CoderTemplateTest\n', isSame: () => true },
+    manifests: [{ path: PATH, content: 'kind: CoderTemplateTest\n', isSame: () => true }],
     deletions: [],
     message: 'Test acme.docker version v2',
     random: () => 0.5,

@@ -14,8 +14,8 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
       ],
       [
         'selectPrunable',
-        '!(input.activeVersionName && c.versionName === input.activeVersionName)',
-        '!(c.versionName === input.activeVersionName)',
+        '!(input.activeVersionName && unit[0]?.versionName === input.activeVersionName)',
+        '!(unit[0]?.versionName === input.activeVersionName)',
         'an empty active name protects unnamed manifests'
       ],
       [

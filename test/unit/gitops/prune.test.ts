@@ -93,7 +93,7 @@ describe('selectPrunable', () => {
       [`${DIR}/id-only.yaml`]
     ]
   ])('%s', (_, candidates, keep, activeVersionName, expected) => {
-    const input = { candidates, keep, activeVersionName, thisRunPath: THIS_RUN }
+    const input = { candidates, keep, activeVersionName, thisRunPaths: [THIS_RUN] }
     const before = JSON.stringify(input)
     const prunable = selectPrunable(input)
     expect(prunable).toEqual(expected)
@@ -102,6 +102,61 @@ describe('selectPrunable', () => {
     if (active) expect(prunable).not.toContain(active.path)
     // The input is not reordered in place.
     expect(JSON.stringify(input)).toBe(before)
+  })
+})
+
+describe('selectPrunable: a version with preset tests is one unit', () => {
+  const preset = (version: string, name: string, createdAt: string | null): PruneCandidate => ({
+    path: `${DIR}/docker-${version}-${name}.yaml`,
+    versionName: version,
+    createdAt
+  })
+  const units = [
+    preset('v1', 'small', '2026-01-01T00:00:00Z'),
+    preset('v1', 'large', '2026-01-01T00:00:00Z'),
+    preset('v2', 'small', '2026-02-01T00:00:00Z'),
+    preset('v2', 'large', '2026-02-01T00:00:00Z'),
+    preset('v2', 'xl', '2026-02-01T00:00:00Z'),
+    c('v3', '2026-03-01T00:00:00Z'),
+    preset('v9', 'old-choice', '2026-09-01T00:00:00Z')
+  ]
+  const mine = [`${DIR}/docker-v9-small.yaml`, `${DIR}/docker-v9-large.yaml`]
+  it.each<[string, number, string | null, string[]]>([
+    [
+      'keep 2: this run and v3; v1 and v2 go whole',
+      2,
+      null,
+      [
+        `${DIR}/docker-v1-large.yaml`,
+        `${DIR}/docker-v1-small.yaml`,
+        `${DIR}/docker-v2-large.yaml`,
+        `${DIR}/docker-v2-small.yaml`,
+        `${DIR}/docker-v2-xl.yaml`
+      ]
+    ],
+    [
+      'keep 3: v2 stays whole (three files count as one version)',
+      3,
+      null,
+      [`${DIR}/docker-v1-large.yaml`, `${DIR}/docker-v1-small.yaml`]
+    ],
+    [
+      'keep 1, v2 active: v2 stays whole',
+      1,
+      'v2',
+      [`${DIR}/docker-v1-large.yaml`, `${DIR}/docker-v1-small.yaml`, p('v3')]
+    ]
+  ])('%s', (_, keep, activeVersionName, expected) => {
+    const prunable = selectPrunable({
+      candidates: units,
+      keep,
+      activeVersionName,
+      thisRunPaths: mine,
+      thisRunVersionName: 'v9'
+    })
+    expect(prunable).toEqual(expected)
+    // An earlier run's preset test of this run's version is never pruned.
+    expect(prunable).not.toContain(`${DIR}/docker-v9-old-choice.yaml`)
   })
 })
 

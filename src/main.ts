@@ -21,6 +21,7 @@ import {
   openGatePullRequest
 } from './steps/pull-request.js'
 import { PUSH_CANCEL_GRACE_MS, pushVersion } from './steps/push.js'
+import { planPresetTests } from './steps/presets.js'
 import { tidyAfterOutcome } from './steps/tidy-run.js'
 import { waitForVerdict } from './steps/wait.js'
 import { systemClock } from './timing/clock.js'
@@ -66,8 +67,13 @@ async function gateJob(
   const pushed = await journal.run('push', (c) => pushVersion(g.push(preflight), c), {
     cancelGraceMs: PUSH_CANCEL_GRACE_MS
   })
+  // test-presets: the version's presets read and chosen before anything is committed.
+  const plan =
+    g.settings.test.presets.kind === 'none'
+      ? undefined
+      : await journal.run('presets', (c) => planPresetTests(g.presets(pushed), c))
   const committed = await journal.run('commit', (c) =>
-    commitManifest(g.commit(preflight, pushed), c)
+    commitManifest(g.commit(preflight, pushed, plan), c)
   )
   let syncFrom = journal.context.now()
   if (!committed.onBase) {

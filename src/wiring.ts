@@ -8,6 +8,7 @@ import { readTestState } from './kube/test-state.js'
 import type { ValidInputs } from './steps/inputs.js'
 import type { Located, LocateInput } from './steps/locate.js'
 import type { Preflight, PreflightInput } from './steps/preflight.js'
+import type { PresetsInput, TestPlan } from './steps/presets.js'
 import type { PromoteInput } from './steps/promote.js'
 import type { PullRequestInput } from './steps/pull-request.js'
 import type { PushInput, Pushed } from './steps/push.js'
@@ -48,13 +49,25 @@ export class Gate {
     }
   }
 
-  commit(preflight: Preflight, pushed: Pushed): CommitInput {
+  presets(pushed: Pick<Pushed, 'versionId' | 'versionName'>): PresetsInput {
+    return { test: this.settings.test, pushed, client: this.clients.coder }
+  }
+
+  commit(preflight: Preflight, pushed: Pushed, plan?: TestPlan): CommitInput {
     const { host } = this.clients
     const versionCreatedAt = pushed.versionCreatedAt ?? {}
     const { namespace } = this.settings.test
     const testState = (name: string, signal: AbortSignal) =>
       readTestState(this.kc, namespace, name, signal)
-    return { settings: this.settings, preflight, pushed, host, versionCreatedAt, testState }
+    return {
+      settings: this.settings,
+      preflight,
+      pushed,
+      host,
+      versionCreatedAt,
+      testState,
+      ...(plan ? { plan: plan.tests } : {})
+    }
   }
 
   pullRequest(preflight: Preflight, pushed: Pushed, committed: Committed): PullRequestInput {

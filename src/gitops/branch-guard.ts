@@ -32,7 +32,8 @@ export interface BranchChanges {
 }
 
 export interface GateWrites {
-  manifestPath: string
+  /** This run's manifests (one per test). */
+  manifestPaths: string[]
   /** keep-tests removals this run judged the gate's. */
   removals: string[]
   /** The commit this run made; '' when the branch already held the change. */
@@ -49,7 +50,7 @@ export type ForeignChange =
 /**
  * A commit is the gate's when it is the one this run made, or, from an earlier run, carries the
  * gate's marker and is linked to the gate's own account. Nothing after this run's commit is. The
- * diff may touch only the manifest (not removed) and this run's removals.
+ * diff may touch only the manifests (not removed) and this run's removals.
  */
 export function foreignChange(changes: BranchChanges, gate: GateWrites): ForeignChange | null {
   if (changes.totalCommits > changes.commits.length)
@@ -67,9 +68,10 @@ export function foreignChange(changes: BranchChanges, gate: GateWrites): Foreign
     if (!earlierGate) return { reason: 'commit', commit }
   }
   const removals = new Set(gate.removals)
+  const manifests = new Set(gate.manifestPaths)
   const paths = changes.files
     .filter((file) =>
-      file.path === gate.manifestPath
+      manifests.has(file.path)
         ? file.status === 'removed'
         : !(removals.has(file.path) && file.status === 'removed')
     )

@@ -136,23 +136,27 @@ async function commitOnce(
     if (head === null)
       throw new Error(`Branch ${input.baseBranch} does not exist in ${repository}.`)
   }
-  const existing = (await readBlobAt({ ...input, ref: head, path: input.manifest.path }))?.content
-  if (existing !== undefined && !input.manifest.isSame(existing))
-    throw new ManifestConflictError(repository, branch, input.manifest.path)
+  const additions = []
+  for (const manifest of input.manifests) {
+    const existing = (await readBlobAt({ ...input, ref: head, path: manifest.path }))?.content
+    if (existing !== undefined && !manifest.isSame(existing))
+      throw new ManifestConflictError(repository, branch, manifest.path)
+    if (existing === undefined) additions.push(manifest)
+  }
   // keep-tests decided on one listing; what is removed is decided again at this head.
   const atHead = new Map<string, string | null>()
   for (const { path } of input.deletions)
     atHead.set(path, (await readBlobAt({ ...input, ref: head, path }))?.sha ?? null)
   const { remove, dropped } = removalsAtHead(input.deletions, atHead)
   if (creating) await createBranch(input, branch, head)
-  if (existing !== undefined && remove.length === 0)
+  if (additions.length === 0 && remove.length === 0)
     return { status: 'unchanged', commitSha: '', commitUrl: '', branch, deleted: [], dropped }
   const commit = await commitOnBranch({
     ...input,
     branch,
     expectedHead: head,
     message: input.message,
-    additions: existing === undefined ? [input.manifest] : [],
+    additions,
     deletions: remove
   }).catch((error: unknown) => {
     if (error instanceof RefusedByRules)

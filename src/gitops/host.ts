@@ -65,10 +65,17 @@ export interface ChangeInput {
   branch: string
   /** Pull-request mode: create `branch` from the head of this branch when it does not exist. */
   baseBranch?: string
-  manifest: { path: string; content: string; isSame(existing: string): boolean }
+  /** The test manifests, all in the one commit; each is created, or already there the same. */
+  manifests: ManifestChange[]
   /** Files to remove in the same commit, each only while the judged blob is still at its path. */
   deletions: JudgedRemoval[]
   message: string
+}
+
+export interface ManifestChange {
+  path: string
+  content: string
+  isSame(existing: string): boolean
 }
 
 /** One commit or none: an identical manifest and nothing to remove make no commit. */

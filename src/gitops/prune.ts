@@ -29,12 +29,14 @@ export interface PruneCandidate {
 export interface PruneInput {
   /** The gate-written manifests of this template on the branch (this run's may be among them). */
   candidates: PruneCandidate[]
-  /** keep-tests: N >= 1. This run's manifest counts among the N. */
+  /** keep-tests: N >= 1 versions. This run's version counts among the N. */
   keep: number
   /** Never removed. null: no active version known. */
   activeVersionName: string | null
-  /** Never removed. */
-  thisRunPath: string
+  /** This run's manifests (one per preset test): never removed. */
+  thisRunPaths: string[]
+  /** This run's version: its other manifests (an earlier run's presets) are never removed. */
+  thisRunVersionName?: string
   /** This run's version's created_at: only manifests of versions created before it may go. */
   thisRunCreatedAt: string | null
 }
@@ -49,26 +51,48 @@ export interface PrunePlan {
 }
 
 /**
- * Beyond the N newest (this run's manifest takes one place), a manifest goes only when its version
- * was created before this run's: an older, slower run never removes the manifest of a newer one,
- * and a manifest whose time cannot be read (or when this run's own cannot) stays.
+ * A version's manifests (its preset tests) are one unit: kept or removed together, so keep-tests
+ * counts versions, not files; a manifest without a version name is a unit of its own. Beyond the N
+ * newest (this run's version takes one place), a unit goes only when its version was created
+ * before this run's: an older, slower run never removes the manifests of a newer one, and a unit
+ * whose time cannot be read (or when this run's own cannot) stays.
  */
 export function planPrune(input: PruneInput): PrunePlan {
   const plan: PrunePlan = { remove: [], kept: [] }
   if (input.keep < 1) return plan
-  const others = input.candidates.filter((c) => c.path !== input.thisRunPath)
-  const newestFirst = [...others].sort(byNewestFirst)
+  const mine = new Set(input.thisRunPaths)
+  const units = new Map<string, PruneCandidate[]>()
+  for (const candidate of input.candidates) {
+    if (mine.has(candidate.path)) continue
+    if (input.thisRunVersionName && candidate.versionName === input.thisRunVersionName) continue
+    const key = candidate.versionName ? `v:${candidate.versionName}` : `p:${candidate.path}`
+    units.set(key, [...(units.get(key) ?? []), candidate])
+  }
+  // A unit sorts as its newest path: its files share the version's creation time.
+  const newestOf = (unit: PruneCandidate[]): PruneCandidate =>
+    [...unit].sort(byNewestFirst)[0] as PruneCandidate
+  const newestFirst = [...units.values()].sort((a, b) => byNewestFirst(newestOf(a), newestOf(b)))
+  // This run's version takes one of the N places.
   const ours = Date.parse(input.thisRunCreatedAt ?? '')
-  for (const c of newestFirst.slice(Math.max(0, input.keep - 1)).reverse()) {
-    const time = Date.parse(c.createdAt ?? '')
-    if (input.activeVersionName && c.versionName === input.activeVersionName)
-      plan.kept.push({ path: c.path, why: 'active' })
-    else if (Number.isNaN(time) || Number.isNaN(ours))
-      plan.kept.push({ path: c.path, why: 'unknown-created-at' })
-    else if (time >= ours) plan.kept.push({ path: c.path, why: 'newer' })
-    else plan.remove.push(c.path)
+  for (const unit of newestFirst.slice(Math.max(0, input.keep - 1)).reverse()) {
+    const paths = unit.map((c) => c.path).sort()
+    const why = keptWhy(newestOf(unit), input.activeVersionName, ours)
+    if (why === null) plan.remove.push(...paths)
+    else plan.kept.push(...paths.map((path) => ({ path, why })))
   }
   return plan
+}
+
+/** Why a unit beyond the N newest stays; null when it may go. */
+function keptWhy(
+  newest: PruneCandidate,
+  activeVersionName: string | null,
+  ours: number
+): PruneKeptWhy | null {
+  if (activeVersionName && newest.versionName === activeVersionName) return 'active'
+  const time = Date.parse(newest.createdAt ?? '')
+  if (Number.isNaN(time) || Number.isNaN(ours)) return 'unknown-created-at'
+  return time >= ours ? 'newer' : null
 }
 
 /** The paths to remove, oldest first. */

@@ -26,6 +26,7 @@ import {
   type TemplatePart
 } from './report.js'
 import { stepRows } from './rows.js'
+import { testResultsOf } from './test-results.js'
 
 export interface BuildContext extends PartsContext {
   startedAt: number
@@ -48,6 +49,7 @@ export function buildReport(journal: Journal, context: BuildContext): RunReport 
     template,
     gitops: gitopsPart(journal, context),
     test: testPart(journal),
+    tests: testResultsOf(journal),
     promotion,
     tidy: tidyPart(journal),
     ...(failure ? { failure } : {}),

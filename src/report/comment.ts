@@ -6,6 +6,7 @@ import { headline } from './summary.js'
 import { ganttChart } from './gantt.js'
 import { tidyFacts } from './tidy-facts.js'
 import { shortSha } from '../settings/naming.js'
+import { presetRows } from './test-results.js'
 
 export const COMMENT_MARKER = 'result'
 
@@ -117,6 +118,13 @@ export function renderComment(report: RunReport): string {
   lines.push('| | |', '|---|---|')
   for (const [name, value] of factRows(report)) if (value) lines.push(`| ${name} | ${value} |`)
   lines.push('')
+  const presets = presetRows(report.tests)
+  if (presets.length > 0) {
+    lines.push('| Preset | Test | Phase | Reason |', '|---|---|---|---|')
+    for (const row of presets)
+      lines.push(`| ${row.map((cell) => escapeMarkdown(cell, 200)).join(' | ')} |`)
+    lines.push('')
+  }
   const chart = ganttChart(report, report.test.clock ?? null, report.startedAt)
   if (chart) lines.push(chart, '')
   lines.push(...bullets('What to do next', advice))

@@ -60,6 +60,19 @@ function testTasks(clock: ControllerClock | null, test: RunReport['test']): Task
   return tasks
 }
 
+/** Several tests (test-presets): one bar each, from its first sight to its end, on the runner's clock. */
+function presetTasks(tests: RunReport['tests'], now: number): Task[] {
+  if (tests.length < 2) return []
+  return tests
+    .filter((t) => t.seenAt !== undefined)
+    .map((t) => {
+      const outcome = mermaidLabel([t.phase, t.reason].filter(Boolean).join(' ') || 'no status', 30)
+      const tag = t.phase === 'Failed' ? 'crit' : t.phase === 'Succeeded' ? 'done' : 'active'
+      const label = mermaidLabel(`${t.preset || t.name} ${outcome}`)
+      return { label, tag, start: t.seenAt as number, end: t.finalAt ?? now }
+    })
+}
+
 function taskLine(task: Task, id: string): string {
   const tags = [task.tag, id].filter(Boolean).join(', ')
   // A task of zero length does not show: one millisecond at least.
@@ -68,13 +81,15 @@ function taskLine(task: Task, id: string): string {
 
 /** The chart as a fenced `mermaid` block; '' when no step ran. */
 export function ganttChart(
-  report: Pick<RunReport, 'rows' | 'test'>,
+  report: Pick<RunReport, 'rows' | 'test'> & Partial<Pick<RunReport, 'tests'>>,
   clock: ControllerClock | null,
   now: number
 ): string {
   const steps = report.rows.map((row) => stepTask(row, now)).filter((t): t is Task => t !== null)
   if (steps.length === 0) return ''
-  const tests = testTasks(clock, report.test)
+  const presets = presetTasks(report.tests ?? [], now)
+  // One bar per test when there are several; the controller's milestones of the one test else.
+  const tests = presets.length > 0 ? [] : testTasks(clock, report.test)
   const lines = [
     '```mermaid',
     'gantt',
@@ -85,6 +100,8 @@ export function ganttChart(
     ...steps.map((task, i) => taskLine(task, `step${i}`)),
     ...(tests.length > 0 ? ['    section Test (controller clock)'] : []),
     ...tests.map((task, i) => taskLine(task, `test${i}`)),
+    ...(presets.length > 0 ? ['    section Tests (one per preset)'] : []),
+    ...presets.map((task, i) => taskLine(task, `preset${i}`)),
     '```'
   ]
   return lines.join('\n')

@@ -1,6 +1,7 @@
 // The step outputs of interface.md, all strings, set on every path. The edge of the report: an
 // unknown fact (undefined in the report) is written as '' here, and nowhere else.
 import type { RunReport } from './report.js'
+import { testResultsJson } from './test-results.js'
 
 export function outputsOf(report: RunReport): Record<string, string> {
   const { template, test, gitops } = report
@@ -19,7 +20,8 @@ export function outputsOf(report: RunReport): Record<string, string> {
     'pull-request-number': gitops.pullRequest?.number ?? '',
     'pull-request-url': gitops.pullRequest?.url ?? '',
     'pruned-manifests': gitops.prunedManifests.join(','),
-    'archived-versions': report.tidy.archived.join(',')
+    'archived-versions': report.tidy.archived.join(','),
+    'test-results': testResultsJson(report.tests)
   }
 }
 

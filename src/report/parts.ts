@@ -161,12 +161,15 @@ export function testPart(journal: Journal): TestPart {
   const wait = journal.entry('wait')?.result
   const seen = journal.factsOf('wait')
   const workspace = seen?.workspace ?? null
+  // With test-presets: the test the wait's facts are of (the one that decided), else the first.
+  const done = journal.value('commit') ?? journal.value('locate')
+  const name = seen?.testName ?? done?.tests?.[0]?.name ?? test?.name
   return {
     namespace: known(test?.namespace),
-    name: known(test?.name),
+    name: known(name),
     // The order of the issue and of docs/troubleshooting.md: get <kind> -n <ns> <name> -o yaml.
     inspectCommand: test
-      ? `kubectl get codertemplatetest -n ${test.namespace} ${test.name} -o yaml`
+      ? `kubectl get codertemplatetest -n ${test.namespace} ${name} -o yaml`
       : undefined,
     lookedFor: wait !== undefined,
     exists: seen !== undefined && seen.syncedAt !== null,

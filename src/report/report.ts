@@ -12,6 +12,7 @@ import type { TimelineEntry } from '../steps/wait.js'
 export type RowName =
   | 'preflight'
   | 'push'
+  | 'presets'
   | 'locate'
   | 'commit'
   | 'pull-request'
@@ -133,6 +134,21 @@ export interface TestPart {
   }
 }
 
+/** One test of the run (test-results): the default test, or one per preset. */
+export interface TestResultPart {
+  name: string
+  /** '' for the default test. */
+  preset: string
+  phase?: string
+  reason?: string
+  /** status.templateVersionID as last read. */
+  versionId?: string
+  /** On the runner's clock: first seen in the cluster, and final. */
+  seenAt?: number
+  finalAt?: number
+  timeline: TimelineEntry[]
+}
+
 export interface PromotionPart {
   result?: PromotionResult | 'Skipped' | 'Refused'
   confirmedBy?: 'answer' | 're-read'
@@ -173,6 +189,8 @@ export interface RunReport {
   template: TemplatePart
   gitops: GitOpsPart
   test: TestPart
+  /** Every test of the run (one per preset with test-presets); empty until one was committed. */
+  tests: TestResultPart[]
   promotion: PromotionPart
   tidy: TidyPart
   /** Absent when the run succeeded. */
@@ -198,6 +216,7 @@ export function emptyReport(startedAt: number): RunReport {
     template: { version: { origin: 'named' } },
     gitops: { autoMerge: false, commit: { state: 'not run' }, prunedManifests: [], prunedKept: [] },
     test: { lookedFor: false, exists: false, syncTimedOut: false, timeline: [] },
+    tests: [],
     promotion: { requested: false },
     tidy: { archived: [], wouldArchive: [], notes: [], oursArchived: false },
     warnings: [],

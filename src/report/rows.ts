@@ -34,11 +34,16 @@ const PROMOTE_JOB_ROWS: RowName[] = ['preflight', 'locate', 'sync', 'test', 'pro
 
 export function stepRows(journal: Journal): StepRow[] {
   if (journal.value('inputs')?.settings.mode === 'promote')
-    return PROMOTE_JOB_ROWS.flatMap((name) => rowsOf(name, journal))
+    return PROMOTE_JOB_ROWS.flatMap((name) =>
+      name === 'locate' && journal.entry('presets')
+        ? [...rowsOf('locate', journal), ...rowsOf('presets', journal)]
+        : rowsOf(name, journal)
+    )
   const pullRequestMode = journal.value('inputs')?.settings.gitops.mode === 'pull-request'
   const names: RowName[] = [
     'preflight',
     'push',
+    ...(journal.entry('presets') ? (['presets'] as const) : []),
     'commit',
     ...(pullRequestMode ? (['pull-request', 'merge'] as const) : []),
     'sync',

@@ -10,6 +10,7 @@ import {
   type VersionPart
 } from './report.js'
 import { ganttChart } from './gantt.js'
+import { presetRows } from './test-results.js'
 import { tidyFacts } from './tidy-facts.js'
 
 const MAX_TEXT = 2000
@@ -68,6 +69,7 @@ export function renderSummary(report: RunReport, now: number): string {
   addMessages(summary, report)
   if (report.outcome !== 'invalid-input') {
     addStepTable(summary, report, now)
+    addPresetTable(summary, report)
     summary.addTable([
       [
         { data: 'What', header: true },
@@ -136,6 +138,16 @@ function addStepTable(summary: Summary, report: RunReport, now: number): void {
       duration(row, now) || '–',
       escapeHtml(row.detail) || '–'
     ])
+  ])
+}
+
+/** One row per preset test (test-presets): preset, test, phase, reason. */
+function addPresetTable(summary: Summary, report: RunReport): void {
+  const rows = presetRows(report.tests)
+  if (rows.length === 0) return
+  summary.addTable([
+    ['Preset', 'Test', 'Phase', 'Reason'].map((data) => ({ data, header: true })),
+    ...rows.map((row) => row.map((cell) => escapeHtml(cell)))
   ])
 }
 

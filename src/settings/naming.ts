@@ -130,10 +130,7 @@ export function sanitiseVersion(raw: string, max = VERSION_NAME_MAX): string {
  */
 export function testNameFor(template: string, version: string): string {
   const raw = `${template}-${version}`
-  const mapped = stripAccents(raw)
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
+  const mapped = toDnsLabel(raw)
   if (mapped.length <= DNS1123_LABEL_MAX) return mapped
   return cutWithHash(mapped, raw, DNS1123_LABEL_MAX, /-+$/)
 }
@@ -146,7 +143,20 @@ export function stableHash(text: string, length = HASH_LENGTH): string {
   return createHash('sha256').update(text).digest('hex').slice(0, length)
 }
 
-function cutWithHash(cleaned: string, original: string, max: number, trailing: RegExp): string {
+/** Lowercase, accents dropped, every run of other characters one "-", none at the ends; not cut. */
+export function toDnsLabel(raw: string): string {
+  return stripAccents(raw)
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+}
+
+export function cutWithHash(
+  cleaned: string,
+  original: string,
+  max: number,
+  trailing: RegExp
+): string {
   const suffix = `-${stableHash(original)}`
   const head = cleaned.slice(0, max - suffix.length).replace(trailing, '')
   return `${head}${suffix}`

@@ -45,6 +45,7 @@ import {
   WAIT_ALLOWANCE_SECONDS
 } from './settings.js'
 import { parseRunMode } from './run-mode.js'
+import { parsePresetSelection, type PresetSelection } from './presets.js'
 import { withVersionMarker } from '../coder/version-identity.js'
 import { defaultSubject, revisionOf, runUrlOf } from './run-context.js'
 
@@ -223,12 +224,20 @@ function parseTest(reader: Reader, coder: CoderSettings): TestSettings {
     controlPlane,
     name: nameOverride || testNameFor(coder.template, coder.version),
     parameters,
+    presets: parsePresets(reader),
     timeoutSeconds,
     waitTimeoutSeconds: waitGiven
       ? reader.integer('wait-timeout-seconds', '', 1, MAX_WAIT_SECONDS)
       : timeoutSeconds + WAIT_ALLOWANCE_SECONDS,
     syncTimeoutSeconds: reader.integer('sync-timeout-seconds', '600', 1, MAX_WAIT_SECONDS)
   }
+}
+
+function parsePresets(reader: Reader): PresetSelection {
+  const parsed = parsePresetSelection(reader.raw('test-presets'))
+  if (typeof parsed !== 'string') return parsed
+  reader.fail('test-presets', parsed)
+  return { kind: 'none' }
 }
 
 function parseGitOps(reader: Reader, context: RunContext): GitOpsSettings {

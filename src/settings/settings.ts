@@ -3,6 +3,7 @@
 import type { NameValue } from '../kube/objects.js'
 import type { InputError as GenericInputError } from './rules.js'
 import type { RevisionContext, VersionSource } from './naming.js'
+import type { PresetSelection } from './presets.js'
 
 export const INPUT_NAMES = [
   'coder-url',
@@ -20,6 +21,7 @@ export const INPUT_NAMES = [
   'control-plane',
   'test-name',
   'test-parameters',
+  'test-presets',
   'test-timeout-seconds',
   'gitops-repository',
   'gitops-branch',
@@ -122,6 +124,8 @@ export interface TestSettings {
   /** The test-name input, or <template>-<version> mapped to a DNS-1123 label. */
   name: string
   parameters: NameValue[]
+  /** test-presets: one test per selected preset of the pushed version (src/settings/presets.ts). */
+  presets: PresetSelection
   timeoutSeconds: number
   waitTimeoutSeconds: number
   syncTimeoutSeconds: number

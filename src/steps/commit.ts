@@ -4,16 +4,8 @@
 // content and nothing to remove make no commit.
 import type { CoderTemplateTest } from '../kube/objects.js'
 import type { ChangeOutcome, GitHost, HostCall } from '../gitops/host.js'
-import {
-  type DroppedRemoval,
-  droppedRemovalText,
-  isGateManifestFor,
-  type JudgedRemoval,
-  mayRemoveTest,
-  planPrune,
-  PRUNE_KEPT_TEXT,
-  type TestState
-} from '../gitops/prune.js'
+import { type DroppedRemoval, droppedRemovalText, type TestState } from '../gitops/prune.js'
+import { prunable } from './commit-prune.js'
 import {
   buildTestManifest,
   manifestPathOf,
@@ -23,13 +15,27 @@ import {
   sameTest
 } from '../verdict/manifest.js'
 import type { Settings } from '../settings/settings.js'
+import type { PlannedTest } from '../coder/preset-selection.js'
+import { defaultPlan } from './presets.js'
 import type { Preflight } from './preflight.js'
 import type { Pushed } from './push.js'
 import { clockOf, failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
 
-export interface Committed {
+/** One test of the run as committed: the default test, or one per preset (test-presets). */
+export interface CommittedTest {
+  name: string
+  /** '' for the default test. */
+  preset: string
   manifest: CoderTemplateTest
   manifestPath: string
+}
+
+export interface Committed {
+  /** The first test's manifest and path (the outputs test-name and manifest-path). */
+  manifest: CoderTemplateTest
+  manifestPath: string
+  /** Every test of the run, in one commit; the first is `manifest`. */
+  tests: CommittedTest[]
   /** The branch the commit went to. */
   branch: string
   /** '' when Git already held this exact change. */
@@ -54,6 +60,8 @@ export interface CommitInput {
    * by the push step (Pushed.versionCreatedAt). A name missing here counts as the oldest.
    */
   versionCreatedAt: Readonly<Record<string, string>>
+  /** The tests to commit (the presets step); absent: the one default test of the settings. */
+  plan?: PlannedTest[]
   /** Whether a test keep-tests chose still runs (src/kube/test-state.ts); absent: not asked. */
   testState?: (name: string, signal: AbortSignal) => Promise<TestState>
 }
@@ -69,20 +77,18 @@ export async function commitManifest(
 ): Promise<StepResult<Committed, CommitFacts>> {
   const { settings, preflight } = input
   const { gitops, test } = settings
-  const manifest = testManifestOf(input)
-  const manifestPath = manifestPathOf(gitops.path, test.name)
+  const tests = committedTests(input)
+  const { manifest, manifestPath } = tests[0] as CommittedTest
+  const paths = tests.map((t) => t.manifestPath)
   const toPullRequest = gitops.mode === 'pull-request'
   try {
-    const deletions = gitops.keepTests > 0 ? await prunable(input, manifestPath, context) : []
-    if (
-      toPullRequest &&
-      deletions.length === 0 &&
-      (await isOnBase(input, manifestPath, manifest, context))
-    )
+    const deletions = gitops.keepTests > 0 ? await prunable(input, paths, context) : []
+    if (toPullRequest && deletions.length === 0 && (await isOnBase(input, tests, context)))
       return succeeded(
         {
           manifest,
           manifestPath,
+          tests,
           branch: preflight.branch,
           commitSha: '',
           commitUrl: '',
@@ -90,7 +96,7 @@ export async function commitManifest(
           prunedDropped: [],
           onBase: true
         },
-        `${manifestPath} is already on ${gitops.owner}/${gitops.repo}@${preflight.branch}; no pull request needed`
+        `${paths.join(', ')} ${paths.length > 1 ? 'are' : 'is'} already on ${gitops.owner}/${gitops.repo}@${preflight.branch}; no pull request needed`
       )
     const call = callOf(context)
     if (toPullRequest)
@@ -99,19 +105,19 @@ export async function commitManifest(
       {
         branch: toPullRequest ? pullRequestBranch(test.name) : preflight.branch,
         ...(toPullRequest ? { baseBranch: preflight.branch } : {}),
-        manifest: {
-          path: manifestPath,
-          content: renderManifest(manifest),
-          isSame: (existing) => sameTest(parseManifest(existing), manifest)
-        },
+        manifests: tests.map((t) => ({
+          path: t.manifestPath,
+          content: renderManifest(t.manifest),
+          isSame: (existing: string) => sameTest(parseManifest(existing), t.manifest)
+        })),
         deletions,
-        message: commitMessage(input, manifestPath)
+        message: commitMessage(input, tests)
       },
       // guess: the sync-timeout also bounds the race for the branch, the wait that follows it.
       { ...call, deadline: context.now() + settings.test.syncTimeoutSeconds * 1000 }
     )
     logOutcome(outcome, context)
-    const result = committed(input, manifest, manifestPath, outcome)
+    const result = committed(input, tests, outcome)
     const removals = deletions.map((deletion) => deletion.path)
     return result.ok ? { ...result, value: { ...result.value, removals } } : result
   } catch (error) {
@@ -141,37 +147,46 @@ function callOf(context: StepContext): HostCall {
   return { signal: context.signal, clock: clockOf(context) }
 }
 
-function testManifestOf(input: CommitInput): CoderTemplateTest {
-  const { test } = input.settings
-  return buildTestManifest({
-    testName: test.name,
-    namespace: test.namespace,
-    controlPlane: test.controlPlane,
-    organization: input.preflight.organization,
-    template: input.pushed.template,
-    version: input.pushed.versionName,
-    parameters: test.parameters,
-    timeoutSeconds: test.timeoutSeconds
-  })
+function committedTests(input: CommitInput): CommittedTest[] {
+  const { test, gitops } = input.settings
+  const plan = input.plan ?? defaultPlan(test).tests
+  return plan.map((planned) => ({
+    name: planned.name,
+    preset: planned.preset,
+    manifestPath: manifestPathOf(gitops.path, planned.name),
+    manifest: buildTestManifest({
+      testName: planned.name,
+      namespace: test.namespace,
+      controlPlane: test.controlPlane,
+      organization: input.preflight.organization,
+      template: input.pushed.template,
+      version: input.pushed.versionName,
+      parameters: planned.parameters,
+      timeoutSeconds: test.timeoutSeconds
+    })
+  }))
 }
 
-/** Pull-request mode: gitops-branch already holds this same test, so no branch or pull request. */
+/** Pull-request mode: gitops-branch already holds these same tests, so no branch or pull request. */
 async function isOnBase(
   input: CommitInput,
-  manifestPath: string,
-  manifest: CoderTemplateTest,
+  tests: CommittedTest[],
   context: StepContext
 ): Promise<boolean> {
-  const onBase = await input.host.readFile(input.preflight.branch, manifestPath, callOf(context))
-  return onBase !== null && sameTest(parseManifest(onBase), manifest)
+  for (const { manifestPath, manifest } of tests) {
+    const onBase = await input.host.readFile(input.preflight.branch, manifestPath, callOf(context))
+    if (onBase === null || !sameTest(parseManifest(onBase), manifest)) return false
+  }
+  return true
 }
 
 function committed(
   input: CommitInput,
-  manifest: CoderTemplateTest,
-  manifestPath: string,
+  tests: CommittedTest[],
   outcome: ChangeOutcome
 ): StepResult<Committed> {
+  const { manifest, manifestPath } = tests[0] as CommittedTest
+  const shown = tests.map((t) => t.manifestPath).join(', ')
   const { gitops } = input.settings
   const where = `${gitops.owner}/${gitops.repo}@${outcome.branch}`
   const kept = outcome.dropped.filter((d) => d.reason === 'replaced').length
@@ -182,6 +197,7 @@ function committed(
     {
       manifest,
       manifestPath,
+      tests,
       branch: outcome.branch,
       commitSha: outcome.commitSha,
       commitUrl: outcome.commitUrl,
@@ -190,8 +206,8 @@ function committed(
       onBase: gitops.mode !== 'pull-request'
     },
     outcome.status === 'created'
-      ? `committed ${manifestPath} to ${where}${pruned}`
-      : `${manifestPath} was already on ${where}; no commit`
+      ? `committed ${shown} to ${where}${pruned}`
+      : `${shown} ${tests.length > 1 ? 'were' : 'was'} already on ${where}; no commit`
   )
 }
 
@@ -209,80 +225,16 @@ function commitAdvice(host: GitHost, error: unknown): string[] {
   return [`Check that gitops-token may write to the GitOps repository (${host.tokenNeeds.write}).`]
 }
 
-function commitMessage(input: CommitInput, manifestPath: string): string {
+function commitMessage(input: CommitInput, tests: CommittedTest[]): string {
   const { settings, preflight, pushed } = input
+  const lines = tests.map(
+    (t) =>
+      `CoderTemplateTest ${settings.test.namespace}/${t.name} (${t.manifestPath})${t.preset ? `, preset ${JSON.stringify(t.preset)}` : ''}, written by coder-template-gate.`
+  )
   return [
     `Test ${preflight.organization}.${pushed.template} version ${pushed.versionName}`,
     '',
-    `CoderTemplateTest ${settings.test.namespace}/${settings.test.name} (${manifestPath}), written by coder-template-gate.`,
+    ...lines,
     `Run: ${settings.runUrl}`
   ].join('\n')
-}
-
-/** keep-tests: this template's gate-written manifests beyond the newest N, by version creation. */
-async function prunable(
-  input: CommitInput,
-  thisRunPath: string,
-  context: StepContext
-): Promise<JudgedRemoval[]> {
-  const { settings, preflight, pushed } = input
-  const { files, cut } = await input.host.listManifests(
-    preflight.branch,
-    settings.gitops.path,
-    callOf(context)
-  )
-  if (cut) context.log.warning(`keep-tests saw only part of ${settings.gitops.path}: ${cut}`)
-  const blobOf = new Map(files.map((file) => [file.path, file.sha]))
-  const testOf = new Map<string, string>()
-  const candidates = []
-  for (const file of files) {
-    let parsed: CoderTemplateTest | null = null
-    try {
-      parsed = parseManifest(file.content)
-    } catch {
-      // not YAML: not a manifest of ours, never touched
-    }
-    if (!parsed) continue
-    const ours = isGateManifestFor(parsed, {
-      organization: preflight.organization,
-      template: pushed.template,
-      namespace: settings.test.namespace
-    })
-    if (!ours) continue
-    const versionName = parsed.spec.version?.name ?? ''
-    candidates.push({ path: file.path, versionName, createdAt: timeOf(input, versionName) })
-    testOf.set(file.path, parsed.metadata?.name ?? '')
-  }
-  const plan = planPrune({
-    candidates,
-    keep: settings.gitops.keepTests,
-    activeVersionName: preflight.startingActive?.name ?? null,
-    thisRunPath,
-    thisRunCreatedAt: timeOf(input, pushed.versionName)
-  })
-  for (const { path, why } of plan.kept)
-    context.log.info(`keep-tests keeps ${path}: ${PRUNE_KEPT_TEXT[why]}`)
-  const removals: JudgedRemoval[] = []
-  for (const path of plan.remove) {
-    const state = input.testState
-      ? await input.testState(testOf.get(path) ?? '', context.signal)
-      : 'absent'
-    if (mayRemoveTest(state)) removals.push({ path, blobSha: blobOf.get(path) ?? '' })
-    else context.log.info(`keep-tests keeps ${path}: ${RUNNING_TEXT[state]}`)
-  }
-  return removals
-}
-
-const RUNNING_TEXT: Record<TestState, string> = {
-  running: 'its test is still running in the cluster',
-  unread: 'the cluster could not tell whether its test still runs',
-  final: '',
-  absent: ''
-}
-
-/** Coder's created_at of a version by name, as the push step read it; null when unknown. */
-function timeOf(input: CommitInput, versionName: string): string | null {
-  return Object.hasOwn(input.versionCreatedAt, versionName)
-    ? (input.versionCreatedAt[versionName] ?? null)
-    : null
 }

@@ -7,6 +7,7 @@ export const FAILURE_KINDS = [
   'invalid-input',
   'preflight',
   'push',
+  'presets',
   'locate',
   'commit',
   'pull-request',

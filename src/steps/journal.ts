@@ -9,6 +9,7 @@ import type { Merged, MergeFacts, OpenedPullRequest } from './pull-request.js'
 import type { Preflight } from './preflight.js'
 import type { PromoteFacts, Promotion } from './promote.js'
 import type { Pushed } from './push.js'
+import type { TestPlan } from './presets.js'
 import type { Tidied } from './tidy.js'
 import {
   cancelled,
@@ -25,6 +26,7 @@ export interface StepValues {
   inputs: ValidInputs
   preflight: Preflight
   push: Pushed
+  presets: TestPlan
   locate: Located
   commit: Committed
   'pull-request': OpenedPullRequest
@@ -43,6 +45,7 @@ export interface StepFacts {
   inputs: never
   preflight: never
   push: never
+  presets: never
   locate: never
   commit: CommitFacts
   'pull-request': never
@@ -68,6 +71,7 @@ const UNEXPECTED_KIND: Record<StepName, FailureKind> = {
   inputs: 'invalid-input',
   preflight: 'preflight',
   push: 'push',
+  presets: 'presets',
   locate: 'locate',
   commit: 'commit',
   'pull-request': 'pull-request',

@@ -3,7 +3,9 @@
 // manifest <gitops-path>/<test-name>.yaml on gitops-branch, and the guard's starting point.
 import type { CoderTemplateTest } from '../kube/objects.js'
 import type { CoderClient } from '../coder/client.js'
-import type { GitHost } from '../gitops/host.js'
+import type { GitHost, HostCall } from '../gitops/host.js'
+import type { CommittedTest } from './commit.js'
+import { planPresetTests } from './presets.js'
 import { expectedVersionProblem, manifestProblem, versionProblem } from '../verdict/locate-rules.js'
 import { manifestPathOf, parseManifest } from '../verdict/manifest.js'
 import type { Settings } from '../settings/settings.js'
@@ -19,6 +21,8 @@ export interface Located {
   /** The manifest read from gitops-branch: the spec the test in the cluster must equal. */
   manifest: CoderTemplateTest
   manifestPath: string
+  /** Every test of the version (one per preset with test-presets), each read at `commitSha`. */
+  tests: CommittedTest[]
   branch: string
   /** The head of gitops-branch at the read; the manifest was read at exactly this commit. */
   commitSha: string
@@ -53,15 +57,9 @@ export async function locateTested(
       commitSha: settings.coder.commitSha
     })
     if (wrongVersion || !found) return notTested(wrongVersion ?? '')
-    const read = await readManifest(input, context)
-    const wrongManifest = manifestProblem(read.text, read.manifest, {
-      where: read.where,
-      namespace: settings.test.namespace,
-      testName: settings.test.name,
-      template: `${organization}.${template}`,
-      versionName: found.name
-    })
-    if (wrongManifest || !read.manifest) return notTested(wrongManifest ?? '')
+    const lookup = await locateTests(input, found, context)
+    if (!lookup.ok) return lookup
+    const { tests, read } = lookup.value
     const starting = await startingPoint(input, found.template_id)
     if (typeof starting === 'string')
       return failed('locate', `${starting} Nothing was promoted.`, {
@@ -73,7 +71,8 @@ export async function locateTested(
       createdAt: found.created_at ?? '',
       template,
       manifest: read.manifest,
-      manifestPath: read.path,
+      manifestPath: tests[0]?.manifestPath ?? read.path,
+      tests,
       branch: preflight.branch,
       commitSha: read.commitSha,
       commitUrl: read.commitUrl,
@@ -81,7 +80,7 @@ export async function locateTested(
     }
     return succeeded(
       located,
-      `version ${found.name} (${found.id}) of this commit; ${read.where} at ${read.commitSha.slice(0, 12)}`
+      `version ${found.name} (${found.id}) of this commit; ${tests.length > 1 ? `${tests.length} preset tests under ` : ''}${read.where} at ${read.commitSha.slice(0, 12)}`
     )
   } catch (error) {
     if (context.signal.aborted) throw error
@@ -89,6 +88,41 @@ export async function locateTested(
       advice: ['Check the Coder URL and token and the gitops-token, then run the job again.']
     })
   }
+}
+
+/**
+ * The same tests as the test job: the version's presets read again (guess: a version's presets are
+ * fixed at its import, so the names come out the same), each manifest read at one head commit.
+ */
+async function locateTests(
+  input: LocateInput,
+  found: { id: string; name: string },
+  context: StepContext
+): Promise<
+  StepResult<{ tests: CommittedTest[]; read: ManifestRead & { manifest: CoderTemplateTest } }>
+> {
+  const { settings, preflight } = input
+  const pushed = { versionId: found.id, versionName: found.name }
+  const plan = await planPresetTests({ test: settings.test, pushed, client: input.coder }, context)
+  if (!plan.ok) return plan
+  const head = await input.host.branchHead(preflight.branch, callOf(context))
+  const tests: CommittedTest[] = []
+  let read: ManifestRead | undefined
+  for (const planned of plan.value.tests) {
+    read = await readManifest(input, head, planned.name, context)
+    const wrongManifest = manifestProblem(read.text, read.manifest, {
+      where: read.where,
+      namespace: settings.test.namespace,
+      testName: planned.name,
+      template: `${preflight.organization}.${preflight.template}`,
+      versionName: found.name
+    })
+    if (wrongManifest || !read.manifest) return notTested(wrongManifest ?? '')
+    const { name, preset } = planned
+    tests.push({ name, preset, manifest: read.manifest, manifestPath: read.path })
+  }
+  if (!read?.manifest) return notTested('No test to locate.')
+  return succeeded({ tests, read: { ...read, manifest: read.manifest } }, '')
 }
 
 function notTested(problem: string): StepResult<never> {
@@ -104,15 +138,22 @@ interface ManifestRead {
   commitUrl: string
 }
 
-/** The branch head first, then the file at that commit: the manifest and commit-sha agree. */
-async function readManifest(input: LocateInput, context: StepContext): Promise<ManifestRead> {
-  const { gitops, test } = input.settings
-  const call = { signal: context.signal, clock: clockOf(context) }
+function callOf(context: StepContext): HostCall {
+  return { signal: context.signal, clock: clockOf(context) }
+}
+
+/** The file at the branch head read first: every manifest and commit-sha agree. */
+async function readManifest(
+  input: LocateInput,
+  head: { sha: string; url: string },
+  testName: string,
+  context: StepContext
+): Promise<ManifestRead> {
+  const { gitops } = input.settings
   const branch = input.preflight.branch
-  const head = await input.host.branchHead(branch, call)
   const commitSha = head.sha
-  const path = manifestPathOf(gitops.path, test.name)
-  const text = await input.host.readFile(commitSha, path, call)
+  const path = manifestPathOf(gitops.path, testName)
+  const text = await input.host.readFile(commitSha, path, callOf(context))
   return {
     path,
     where: `${gitops.owner}/${gitops.repo}@${branch}:${path}`,

@@ -35,7 +35,7 @@ export interface PullRequestInput {
   preflight: Pick<Preflight, 'organization' | 'branch'>
   pushed: Pick<Pushed, 'template' | 'versionName' | 'versionId'>
   committed: Pick<Committed, 'branch' | 'manifestPath' | 'pruned' | 'commitSha'> &
-    Partial<Pick<Committed, 'removals' | 'manifest'>>
+    Partial<Pick<Committed, 'removals' | 'manifest' | 'tests'>>
   runUrl: string
   host: GitHost
 }
@@ -82,26 +82,28 @@ export async function openGatePullRequest(
   }
 }
 
-/** Whether gitops-branch holds this run's manifest: only then is a merged pull request done. */
+/** Whether gitops-branch holds this run's manifests: only then is a merged pull request done. */
 async function manifestOnBase(input: PullRequestInput, context: StepContext): Promise<boolean> {
   const { committed } = input
   if (!committed.manifest) return true
-  const text = await input.host.readFile(
-    input.preflight.branch,
-    committed.manifestPath,
-    callOf(context)
-  )
-  try {
-    return text !== null && sameTest(parseManifest(text), committed.manifest)
-  } catch {
-    return false // not YAML any more: not this manifest
+  const tests = committed.tests ?? [
+    { manifestPath: committed.manifestPath, manifest: committed.manifest }
+  ]
+  for (const { manifestPath, manifest } of tests) {
+    const text = await input.host.readFile(input.preflight.branch, manifestPath, callOf(context))
+    try {
+      if (text === null || !sameTest(parseManifest(text), manifest)) return false
+    } catch {
+      return false // not YAML any more: not this manifest
+    }
   }
+  return true
 }
 
 function pullRequestBody(input: PullRequestInput): string {
-  const { test, pushed, committed } = input
+  const { pushed, committed } = input
   const lines = [
-    `The Coder template gate tests version \`${pushed.versionName}\` (\`${pushed.versionId}\`) of \`${input.preflight.organization}.${pushed.template}\` with the CoderTemplateTest \`${test.namespace}/${test.name}\` in \`${committed.manifestPath}\`.`,
+    `The Coder template gate tests version \`${pushed.versionName}\` (\`${pushed.versionId}\`) of \`${input.preflight.organization}.${pushed.template}\` with ${testsOf(input)}.`,
     '',
     'Merging this pull request lets Argo CD or Flux create the test; the gate promotes the version only after it passed.',
     ...(committed.pruned.length > 0
@@ -114,6 +116,14 @@ function pullRequestBody(input: PullRequestInput): string {
     `Run: ${input.runUrl}`
   ]
   return lines.join('\n')
+}
+
+function testsOf({ test, committed }: PullRequestInput): string {
+  const tests = committed.tests ?? [{ name: test.name, manifestPath: committed.manifestPath }]
+  const each = tests.map((t) => `\`${test.namespace}/${t.name}\` in \`${t.manifestPath}\``)
+  return tests.length === 1
+    ? `the CoderTemplateTest ${each[0]}`
+    : `the CoderTemplateTests ${each.join(', ')}`
 }
 
 /** The time limit of turning auto-merge off, which runs after a cancel too. */
@@ -238,7 +248,7 @@ function guardInput(input: PullRequestInput & { pullRequest: OpenedPullRequest }
     branch: committed.branch,
     headSha: head,
     gate: {
-      manifestPath: committed.manifestPath,
+      manifestPaths: committed.tests?.map((t) => t.manifestPath) ?? [committed.manifestPath],
       removals: committed.removals ?? committed.pruned,
       ownCommitSha: committed.commitSha,
       gateLogin: pullRequest.author

@@ -1,17 +1,12 @@
 // Step 5, wait: until Argo CD or Flux created the test and the controller finished it; then judge the
 // one object read. The verdict and the integrity come from the same object: a pass needs Succeeded
 // with Ready=True at the current generation, the whole committed spec, and our version ID.
-import type { KubeConfig } from '@kubernetes/client-node'
 import type { CoderTemplateTest } from '../kube/objects.js'
 import { integrityProblems } from '../verdict/integrity.js'
 import { TestDeletedError, waitForTest, WaitTimeoutError } from '../kube/wait.js'
-import { type ControllerClock, controllerClockOf } from '../kube/controller-clock.js'
+import { controllerClockOf } from '../kube/controller-clock.js'
 import { specDifferences } from '../verdict/manifest.js'
-import { CODER_NAME_MAX, CODER_NAME_PATTERN } from '../settings/naming.js'
-import type { TestSettings } from '../settings/settings.js'
-import { describeWaiting, type Observed, observe, verdictOf } from '../verdict/verdict.js'
-import type { Committed } from './commit.js'
-import type { Pushed } from './push.js'
+import { observe, verdictOf } from '../verdict/verdict.js'
 import {
   cancelled,
   clockOf,
@@ -22,55 +17,27 @@ import {
   succeeded
 } from './step.js'
 import { ADVICE_AFTER_DELETION, adviceForFailure, adviceForWait } from '../verdict/wait-advice.js'
+import { record, sightOf, workspaceOf } from './wait-record.js'
+import { waitForTestSet } from './wait-set.js'
+import type { TestFacts, Tested, WaitFacts, WaitInput } from './wait-types.js'
 
-export interface TimelineEntry extends Observed {
-  at: number
-}
-
-/** The test workspace as the last status names it (coder-k8s-api.md §1.3, §1.5). */
-export interface TestWorkspace {
-  /** status.workspaceName: deterministic, `ktt-<uid>`. */
-  name: string
-  /** status.ownerID: the Coder user (the tester) that owns it; '' when not written yet. */
-  ownerId: string
-  /** The WorkspaceDeleted condition as `<status>/<reason>`; '' when absent. */
-  deleted: string
-}
-
-export interface WaitFacts {
-  /** When the test was first seen in the cluster; null if never. */
-  syncedAt: number | null
-  timeline: TimelineEntry[]
-  last: Observed | null
-  /** The test was looked for and not found at least once. */
-  notFoundSeen: boolean
-  /** null until a status names the workspace. */
-  workspace: TestWorkspace | null
-  /** The last status's milestones on the controller's clock; absent until a status is seen. */
-  clock?: ControllerClock
-}
-
-export interface Tested extends WaitFacts {
-  test: CoderTemplateTest
-  /** status.templateVersionID of the object that passed: exactly the version to promote. */
-  versionId: string
-}
-
-export interface WaitInput {
-  test: TestSettings
-  committed: Pick<Committed, 'manifest'>
-  pushed: Pick<Pushed, 'versionId' | 'versionName'>
-  kc: KubeConfig
-  /** When the manifest reached the watched branch (the commit, or the merge). */
-  syncFrom: number
-  /** For the elapsed time in front of each log line. */
-  runStartedAt: number
-}
+export type {
+  TestFacts,
+  Tested,
+  TestWorkspace,
+  TimelineEntry,
+  WaitFacts,
+  WaitInput
+} from './wait-types.js'
 
 export async function waitForVerdict(
   input: WaitInput,
   context: StepContext
 ): Promise<StepResult<Tested, WaitFacts>> {
+  if ((input.committed.tests?.length ?? 1) > 1) return waitForTestSet(input, context)
+  const only = input.committed.tests?.[0]
+  // The one test: the default test, or the one preset test that test-presets chose.
+  if (only) input = { ...input, test: { ...input.test, name: only.name } }
   const { test: settings, committed } = input
   const name = `${settings.namespace}/${settings.name}`
   const facts: WaitFacts = {
@@ -80,6 +47,16 @@ export async function waitForVerdict(
     notFoundSeen: false,
     workspace: null
   }
+  const entry: TestFacts = {
+    name: settings.name,
+    preset: only?.preset ?? '',
+    syncedAt: null,
+    timeline: facts.timeline,
+    last: null,
+    versionId: ''
+  }
+  facts.tests = [entry]
+  facts.testName = settings.name
   context.log.info(
     `Waiting up to ${settings.syncTimeoutSeconds} s for Argo CD or Flux to create ${name}, then up to ${settings.waitTimeoutSeconds} s for its result.`
   )
@@ -97,7 +74,10 @@ export async function waitForVerdict(
       isFinal: (seen) =>
         verdictOf(seen).state !== 'waiting' ||
         specDifferences(committed.manifest.spec, seen.spec).length > 0,
-      onObserved: (seen) => record(facts, seen, input.runStartedAt, context)
+      onObserved: (seen) => {
+        record(facts, seen, input.runStartedAt, context)
+        if (seen) Object.assign(entry, sightOf(facts, seen))
+      }
     })
   } catch (error) {
     // Keep what was seen: the summary shows whether the test had synced before the cancel.
@@ -106,39 +86,6 @@ export async function waitForVerdict(
     return waitFailure(error, input, facts)
   }
   return judge(test, input, facts)
-}
-
-function record(
-  facts: WaitFacts,
-  seen: CoderTemplateTest | null,
-  runStartedAt: number,
-  context: StepContext
-): void {
-  const at = context.now()
-  const elapsed = `[+${((at - runStartedAt) / 1000).toFixed(1)} s]`
-  if (seen === null) {
-    // Once: a test that is not there yet is the normal start of every wait.
-    if (facts.syncedAt === null && !facts.notFoundSeen) {
-      context.log.info(
-        `${elapsed} The test does not exist yet: waiting for Argo CD or Flux to apply the change.`
-      )
-    }
-    facts.notFoundSeen = true
-    return
-  }
-  facts.syncedAt ??= at
-  const observed = observe(seen)
-  facts.last = observed
-  facts.workspace = workspaceOf(seen) ?? facts.workspace
-  facts.clock = controllerClockOf(seen)
-  const previous = facts.timeline[facts.timeline.length - 1]
-  if (previous && previous.phase === observed.phase && previous.reason === observed.reason) return
-  facts.timeline.push({ at, ...observed })
-  const verdict = verdictOf(seen)
-  const where = observed.phase
-    ? `${observed.phase}${observed.reason ? ` / ${observed.reason}` : ''}`
-    : describeWaiting(verdict.state === 'waiting' ? verdict.why : 'no-status')
-  context.log.info(`${elapsed} ${where}${observed.message ? `: ${observed.message}` : ''}`)
 }
 
 function waitFailure(
@@ -203,6 +150,7 @@ function judge(
   facts.last = observe(test)
   facts.workspace = workspaceOf(test) ?? facts.workspace
   facts.clock = controllerClockOf(test)
+  if (facts.tests?.[0]) Object.assign(facts.tests[0], sightOf(facts, test))
   const problems = integrityProblems(test, input.committed.manifest.spec, {
     id: pushed.versionId,
     name: pushed.versionName
@@ -240,28 +188,8 @@ function judge(
   return succeeded({ ...facts, test, versionId }, `${verdict.reason}: ${verdict.message}`)
 }
 
-function stillRunning(name: string): string {
+export function stillRunning(name: string): string {
   return `The test ${name} stays in the cluster and the controller may still finish it: run the job again later, and a re-run promotes at once if it passed meanwhile.`
 }
 
-// The status is another system's text and these fields reach the advice and the summary: a value
-// that breaks its documented shape is dropped, not shown (coder-k8s-api.md §1.3, §1.5, §1.9).
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const CONDITION_WORD = /^[A-Za-z]{1,64}$/
-
-/** The workspace fields of a status; null when the status names no (valid) workspace yet. */
-export function workspaceOf(test: CoderTemplateTest): TestWorkspace | null {
-  const status = test.status ?? {}
-  const name = typeof status.workspaceName === 'string' ? status.workspaceName : ''
-  // Workspace names follow codersdk NameValid, like template names (naming.ts).
-  if (name.length > CODER_NAME_MAX || !CODER_NAME_PATTERN.test(name)) return null
-  const ownerId =
-    typeof status.ownerID === 'string' && UUID.test(status.ownerID) ? status.ownerID : ''
-  const condition = status.conditions?.find((c) => c.type === 'WorkspaceDeleted')
-  const deleted = condition
-    ? [condition.status, condition.reason]
-        .filter((part): part is string => typeof part === 'string' && CONDITION_WORD.test(part))
-        .join('/')
-    : ''
-  return { name, ownerId, deleted }
-}
+export { workspaceOf } from './wait-record.js'

@@ -29,7 +29,17 @@ describe('the gate, end to end', () => {
       'pull-request-number': '',
       'pull-request-url': '',
       'pruned-manifests': '',
-      'archived-versions': ''
+      'archived-versions': '',
+      // With test-presets '': the one default test.
+      'test-results': JSON.stringify([
+        {
+          name: 'docker-v1-0-0',
+          preset: '',
+          phase: 'Succeeded',
+          reason: 'Succeeded',
+          versionId: pushed.id
+        }
+      ])
     })
     expect(activeVersionName(w)).toBe('v1.0.0')
     expect(manifestInGit(w, 'docker-v1-0-0')).toMatchObject({

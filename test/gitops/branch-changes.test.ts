@@ -40,7 +40,7 @@ async function gateBranch(settings = {}): Promise<{ repo: string; sha: string }>
     repo,
     branch: BRANCH,
     baseBranch: 'main',
-    manifest: { path: MANIFEST, content: 'kind: X\n', isSame: () => true },
+    manifests: [{ path: MANIFEST, content: 'kind: X\n', isSame: () => true }],
     deletions: [],
     message: `Test acme.docker version v2\n\nCoderTemplateTest x (${MANIFEST}), ${GATE_COMMIT_MARKER}`
   })
@@ -55,7 +55,7 @@ function guard(repo: string, ownCommitSha: string, gateLogin: string | null = GA
     base: 'main',
     branch: BRANCH,
     headSha: sandbox.branchHead(OWNER, repo, BRANCH)!,
-    gate: { manifestPath: MANIFEST, removals: [], ownCommitSha, gateLogin }
+    gate: { manifestPaths: [MANIFEST], removals: [], ownCommitSha, gateLogin }
   })
 }
 

@@ -75,11 +75,13 @@ function change(repo: string, more: Partial<CommitChangeInput> = {}) {
     owner: OWNER,
     repo,
     branch: 'main',
-    manifest: {
-      path: PATH,
-      content: CONTENT,
-      isSame: (existing) => sameTest(parseManifest(existing), wanted)
-    },
+    manifests: [
+      {
+        path: PATH,
+        content: CONTENT,
+        isSame: (existing) => sameTest(parseManifest(existing), wanted)
+      }
+    ],
     deletions: [],
     message: 'Test acme.docker version v2',
     ...more
@@ -159,6 +161,35 @@ describe('commitChange', () => {
     })
     expect(sandbox.commits(OWNER, repo, 'main')).toHaveLength(after.length)
     expect(writes()).toBe(writesBefore)
+  })
+
+  it('several manifests go in one commit (one mutation); a re-run adds only the missing one', async () => {
+    const repo = newRepo()
+    const file = (name: string) => ({
+      path: `tests/${name}.yaml`,
+      content: `${name}\n`,
+      isSame: (existing: string) => existing === `${name}\n`
+    })
+    const first = await change(repo, { manifests: [file('t-small'), file('t-large')] })
+    expect(first.status).toBe('created')
+    expect(mutations(repo)).toHaveLength(1)
+    expect(sandbox.commits(OWNER, repo, 'main').at(-1)!.changes).toEqual(
+      new Map([
+        ['tests/t-small.yaml', 't-small\n'],
+        ['tests/t-large.yaml', 't-large\n']
+      ])
+    )
+    const again = await change(repo, { manifests: [file('t-small'), file('t-large')] })
+    expect(again.status).toBe('unchanged')
+    expect(mutations(repo)).toHaveLength(1)
+    await change(repo, { manifests: [file('t-small'), file('t-large'), file('t-xl')] })
+    expect(sandbox.commits(OWNER, repo, 'main').at(-1)!.changes).toEqual(
+      new Map([['tests/t-xl.yaml', 't-xl\n']])
+    )
+    const conflict = { ...file('t-small'), content: 'other\n', isSame: () => false }
+    await expect(change(repo, { manifests: [file('t-xl'), conflict] })).rejects.toThrow(
+      'tests/t-small.yaml already exists'
+    )
   })
 
   it("branch '' commits to the default branch", async () => {
@@ -516,7 +547,7 @@ describe('commitChange', () => {
           owner: OWNER,
           repo,
           branch: 'main',
-          manifest: { path, content: `${path}\n`, isSame: () => true },
+          manifests: [{ path, content: `${path}\n`, isSame: () => true }],
           deletions: [],
           message: `write ${path}`,
           clock

@@ -64,11 +64,13 @@ function change(repo: string, octokit: GitOpsOctokit, more: Partial<CommitChange
     owner: OWNER,
     repo,
     branch: 'main',
-    manifest: {
-      path: PATH,
-      content: renderManifest(wanted),
-      isSame: (existing) => sameTest(parseManifest(existing), wanted)
-    },
+    manifests: [
+      {
+        path: PATH,
+        content: renderManifest(wanted),
+        isSame: (existing: string) => sameTest(parseManifest(existing), wanted)
+      }
+    ],
     deletions: [],
     message: 'Test acme.docker version v2',
     clock: new FakeClock(),

@@ -26,7 +26,7 @@ const call = (): HostCall => ({
 })
 const change = (content = 'kind: Test\n', more: Partial<ChangeInput> = {}): ChangeInput => ({
   branch: 'main',
-  manifest: { path: PATH, content, isSame: (existing) => existing === content },
+  manifests: [{ path: PATH, content, isSame: (existing) => existing === content }],
   deletions: [],
   message: 'Test docker v2',
   ...more
@@ -177,7 +177,7 @@ export function describeHostContract(
       )
       expect(late?.kind).toBe('merge-timeout')
       const gate = {
-        manifestPath: PATH,
+        manifestPaths: [PATH],
         removals: [],
         ownCommitSha: committed.commitSha,
         gateLogin

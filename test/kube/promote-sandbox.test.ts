@@ -5,7 +5,7 @@ import { loadKubeConfig } from '../../src/kube/config.js'
 import { postPromotion } from '../../src/kube/promote-request.js'
 import { startKubeSandbox } from '../sandbox/kube/server.js'
 import type { KubeSandbox } from '../sandbox/kube/server.js'
-import { FakeCoder } from '../sandbox-kube/helpers.js'
+import { FakeCoder } from '../sandbox-tests/kube/helpers.js'
 
 const NS = 'coder'
 

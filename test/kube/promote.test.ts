@@ -6,7 +6,7 @@ import { isAbortError } from '../../src/kube/request.js'
 import type { PromoteFault } from '../sandbox/kube/aggregated.js'
 import { startKubeSandbox } from '../sandbox/kube/server.js'
 import type { KubeSandbox } from '../sandbox/kube/server.js'
-import { FakeCoder } from '../sandbox-kube/helpers.js'
+import { FakeCoder } from '../sandbox-tests/kube/helpers.js'
 import {
   kubeConfigFor,
   sendJson,

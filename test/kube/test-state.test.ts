@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { loadKubeConfig } from '../../src/kube/config.js'
 import { readTestState } from '../../src/kube/test-state.js'
 import { startKubeSandbox, type KubeSandbox } from '../sandbox/kube/server.js'
-import { FakeCoder, testManifest } from '../sandbox-kube/helpers.js'
+import { FakeCoder, testManifest } from '../sandbox-tests/kube/helpers.js'
 
 const NS = 'coder'
 let kube: KubeSandbox

@@ -21,7 +21,7 @@ import type { WatchStream } from './helpers/kubeServer.js'
 import { WORLD_NAMESPACE, WORLD_TEST_NAME, startTestWorld } from './helpers/testWorld.js'
 import type { TestWorld } from './helpers/testWorld.js'
 import { startKubeSandbox, type KubeSandbox } from '../sandbox/kube/server.js'
-import { FakeCoder, testManifest } from '../sandbox-kube/helpers.js'
+import { FakeCoder, testManifest } from '../sandbox-tests/kube/helpers.js'
 import { FakeClock } from '../timing/fake-clock.js'
 
 const FAILED_STATUS = {

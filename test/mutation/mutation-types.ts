@@ -3,6 +3,9 @@
 export interface Mutation {
   /** The source file, relative to the repository root. */
   module: string
+  /** The named function (or method, class, variable) of the module that holds `find`. */
+  function: string
+  /** Exact source text, once inside `function`. */
   find: string
   replace: string
   /** What the mutant gets wrong, for the report. */
@@ -17,6 +20,15 @@ export interface MutatedModule {
   mutations: Mutation[]
 }
 
-export function mutationsOf(module: string, list: [find: string, replace: string, why: string][]) {
-  return list.map(([find, replace, why]): Mutation => ({ module, find, replace, why }))
+export function mutationsOf(
+  module: string,
+  list: [inside: string, find: string, replace: string, why: string][]
+) {
+  return list.map(([inside, find, replace, why]): Mutation => ({
+    module,
+    function: inside,
+    find,
+    replace,
+    why
+  }))
 }

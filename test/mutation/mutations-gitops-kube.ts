@@ -6,33 +6,44 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
     name: 'prune',
     tests: ['test/unit/gitops/prune.test.ts'],
     mutations: mutationsOf('src/gitops/prune.ts', [
-      ['if (input.keep < 1) return plan', 'if (input.keep < 0) return plan', 'keep-tests 0 prunes'],
       [
-        'if (input.activeVersionName && c.versionName === input.activeVersionName)',
-        'if (c.versionName === input.activeVersionName)',
+        'planPrune',
+        'if (input.keep < 1) return plan',
+        'if (input.keep < 0) return plan',
+        'keep-tests 0 prunes'
+      ],
+      [
+        'keptWhy',
+        'if (activeVersionName && newest.versionName === activeVersionName)',
+        'if (newest.versionName === activeVersionName)',
         'an empty active name protects unnamed manifests'
       ],
       [
+        'keptWhy',
         'Number.isNaN(time) || Number.isNaN(ours)',
         'Number.isNaN(time)',
         "this run's unknown time still prunes"
       ],
       [
+        'mayRemoveTest',
         "return state === 'final' || state === 'absent'",
         "return state !== 'running'",
         'a test the cluster cannot tell about is removed'
       ],
       [
+        'byNewestFirst',
         'if (aKnown && ta !== tb) return tb - ta',
         'if (aKnown && ta !== tb) return ta - tb',
         'order'
       ],
       [
+        'byNewestFirst',
         'a.path < b.path ? 1 : a.path > b.path ? -1 : 0',
         'a.path < b.path ? -1 : a.path > b.path ? 1 : 0',
         'ties in reverse path order'
       ],
       [
+        'isGateManifestFor',
         'manifest.spec?.template === `${owner.organization}.${owner.template}`',
         'manifest.spec?.template?.endsWith(owner.template) === true',
         'another organization counts as ours'
@@ -43,24 +54,38 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
     name: 'gitOpsProblems',
     tests: ['test/unit/gitops/gitops-problems.test.ts'],
     mutations: mutationsOf('src/gitops/access.ts', [
-      ['if (facts.canWrite === false)', 'if (!facts.canWrite)', 'unknown write right is a problem'],
       [
+        'gitOpsProblems',
+        'if (facts.canWrite === false)',
+        'if (!facts.canWrite)',
+        'unknown write right is a problem'
+      ],
+      [
+        'gitOpsProblems',
         "if (want.mode === 'commit') problems.push(...commitRuleProblems(facts))",
         'problems.push(...commitRuleProblems(facts))',
         'a rule against direct commits refuses pull-request mode'
       ],
-      ['.filter((rule) => !rule.bypass)', '.filter(() => true)', 'a bypassed rule still fails'],
       [
+        'commitRuleProblems',
+        '.filter((rule) => !rule.bypass)',
+        '.filter(() => true)',
+        'a bypassed rule still fails'
+      ],
+      [
+        'gitOpsProblems',
         "want.merge === 'auto' && facts.allowAutoMerge === false",
         'facts.allowAutoMerge === false',
         'immediate merge needs auto-merge'
       ],
       [
+        'gitOpsProblems',
         "want.mode === 'pull-request' && want.merge === 'auto'",
         "want.merge === 'auto'",
         'commit mode needs auto-merge'
       ],
       [
+        'fix',
         "want.mode === 'pull-request'\n          ? 'Grant",
         "want.mode === 'commit'\n          ? 'Grant",
         'the fix of the other mode'
@@ -72,31 +97,41 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
     tests: ['test/unit/gitops/pull-request-state.test.ts'],
     mutations: mutationsOf('src/gitops/pull-request-state.ts', [
       [
+        'pullRequestState',
         'if (pr.merged === true || (pr.merged_at ?? null) !== null)',
         'if (pr.merged === true)',
         'the list form is never merged'
       ],
       [
+        'mergeReadiness',
         "if (pr.mergeable === null || pr.mergeable_state === 'unknown') return 'computing'",
         "if (pr.mergeable === null) return 'computing'",
         'state unknown is tried'
       ],
       [
+        'mergeAnswerDecision',
         'lines.length > 0 && lines.every((line) => PENDING_CHECK.test(line))',
         'lines.some((line) => PENDING_CHECK.test(line))',
         'one pending check hides a refusal'
       ],
       [
+        'unprocessable',
         "const unprocessable = errors.filter((error) => error.type === 'UNPROCESSABLE')",
         'const unprocessable = errors',
         'an untyped text is trusted'
       ],
       [
+        'AUTO_MERGE_NOT_ALLOWED',
         '/^(?:Pull request )?Auto merge is not allowed for this repository\\.?$/',
         '/(?:Pull request )?Auto merge is not allowed for this repository\\.?$/',
         'unanchored at the start'
       ],
-      ['const reason = message.trim()', 'const reason = message', "GitHub's text untrimmed"]
+      [
+        'reason',
+        'const reason = message.trim()',
+        'const reason = message',
+        "GitHub's text untrimmed"
+      ]
     ])
   },
   {
@@ -104,32 +139,43 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
     tests: ['test/unit/kube/watch-state.test.ts'],
     mutations: mutationsOf('src/kube/watch-state.ts', [
       [
+        'advance',
         'if (at < deadlineOf(step.state, rules)) return step',
         'if (at <= deadlineOf(step.state, rules)) return step',
         'the deadline instant is still in time'
       ],
       [
+        'advance',
         "if (step.next.do === 'done' || step.next.do === 'deleted') return step",
         "if (step.next.do === 'done') return step",
         'a deletion past the deadline is a timeout'
       ],
       [
+        'healthy',
         'state.news || at - state.watchStartedAt >= rules.minHealthyWatchMs',
         'state.news && at - state.watchStartedAt >= rules.minHealthyWatchMs',
         'a long quiet watch backs off'
       ],
       [
+        'unchanged',
         'const unchanged = state.last !== null && sameVersion(state.last, object)',
         'const unchanged = state.last !== null',
         'a changed object keeps the old resourceVersion'
       ],
       [
+        'afterEnd',
         'return healthy ? go({ ...state, failures: 0 }, then, at) : backOff(state, then, rules)',
         'return healthy ? go(state, then, at) : backOff(state, then, rules)',
         'a healthy watch keeps the backoff'
       ],
-      ['firstSeenAt: state.firstSeenAt ?? at', 'firstSeenAt: at', 'each change moves the deadline'],
       [
+        'firstSeenAt',
+        'firstSeenAt: state.firstSeenAt ?? at',
+        'firstSeenAt: at',
+        'each change moves the deadline'
+      ],
+      [
+        'afterList',
         'return state.present ? { ...step, observed: null } : step',
         'return { ...step, observed: null }',
         'an absence is reported twice'
@@ -140,15 +186,27 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
     name: 'kube accessNeeds',
     tests: ['test/unit/kube/kube-access.test.ts'],
     mutations: mutationsOf('src/kube/access.ts', [
-      ['  if (promote)\n', '  if (true)\n', 'a run that never promotes needs promote'],
-      ["verb: 'create',", "verb: 'update',", 'the wrong promote verb'],
-      ["test('watch', 'wait for the test')", "test('get', 'wait for the test')", 'watch not asked'],
       [
+        'accessNeeds',
+        '  if (promote)\n',
+        '  if (true)\n',
+        'a run that never promotes needs promote'
+      ],
+      ['accessNeeds', "verb: 'create',", "verb: 'update',", 'the wrong promote verb'],
+      [
+        'needs',
+        "test('watch', 'wait for the test')",
+        "test('get', 'wait for the test')",
+        'watch not asked'
+      ],
+      [
+        'accessNeeds',
         "        name: template,\n        purpose: 'promote the tested version',",
         "        purpose: 'promote the tested version',",
         'promote asked for every template'
       ],
       [
+        'name',
         'const name = need.name ? ` "${need.name}"` : \'\'',
         "const name = ''",
         'the message leaves out the name'
@@ -160,15 +218,32 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
     tests: ['test/unit/gitops/branch-guard.test.ts'],
     mutations: mutationsOf('src/gitops/branch-guard.ts', [
       [
+        'foreignChange',
         'changes.totalCommits > changes.commits.length',
         'changes.totalCommits >= changes.commits.length',
         'every listing counts as cut'
       ],
-      ['(own === -1 || index < own) &&', '(own === -1 || index !== own) &&', 'marker after ours'],
-      ['commit.login === gate.gateLogin &&', 'commit.login !== null &&', 'any account'],
-      ['commit.message.includes(GATE_COMMIT_MARKER)', "commit.message !== ''", 'no marker needed'],
-      ["? file.status === 'removed'", '? false', 'the manifest may be removed'],
       [
+        'earlierGate',
+        '(own === -1 || index < own) &&',
+        '(own === -1 || index !== own) &&',
+        'marker after ours'
+      ],
+      [
+        'earlierGate',
+        'commit.login === gate.gateLogin &&',
+        'commit.login !== null &&',
+        'any account'
+      ],
+      [
+        'earlierGate',
+        'commit.message.includes(GATE_COMMIT_MARKER)',
+        "commit.message !== ''",
+        'no marker needed'
+      ],
+      ['paths', "? file.status === 'removed'", '? false', 'the manifest may be removed'],
+      [
+        'paths',
         ": !(removals.has(file.path) && file.status === 'removed')",
         ': !removals.has(file.path)',
         'a removal path may be modified'

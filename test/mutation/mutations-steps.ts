@@ -8,30 +8,49 @@ export const STEP_MODULES: MutatedModule[] = [
     tests: ['test/unit/steps/commit.test.ts'],
     mutations: mutationsOf('src/steps/commit.ts', [
       [
+        'commitAdvice',
         "if (failure === 'manifest-conflict')",
         "if (failure === 'rate-limited')",
         'a conflict gets the token advice'
       ],
-      ['    if (toPullRequest)\n', '    if (false)\n', 'a spent branch is never moved forward'],
-      ['if (outcome.lostRaces > 0)', 'if (outcome.lostRaces > 1)', 'one lost race goes unsaid']
+      [
+        'commitManifest',
+        '    if (toPullRequest)\n',
+        '    if (false)\n',
+        'a spent branch is never moved forward'
+      ],
+      [
+        'commitManifest',
+        'if (outcome.lostRaces > 0)',
+        'if (outcome.lostRaces > 1)',
+        'one lost race goes unsaid'
+      ]
     ])
   },
   {
     name: 'merge step',
-    tests: ['test/unit/steps/pull-request.test.ts'],
+    tests: ['test/unit/steps/pull-request-step.test.ts'],
     mutations: mutationsOf('src/steps/pull-request.ts', [
-      ["asked = gitops.merge === 'auto'", 'asked = false', 'auto-merge is never turned off'],
       [
+        'mergeGatePullRequest',
+        "asked = gitops.merge === 'auto'",
+        'asked = false',
+        'auto-merge is never turned off'
+      ],
+      [
+        'mergeFailed',
         'if (autoMergeAsked && (timedOut || foreign || context.signal.aborted))',
         'if (autoMergeAsked && (foreign || context.signal.aborted))',
         'a timeout leaves auto-merge on'
       ],
       [
+        'mergeFailed',
         'if (autoMergeAsked && (timedOut || foreign || context.signal.aborted))',
         'if (autoMergeAsked && (timedOut || context.signal.aborted))',
         'a foreign change leaves auto-merge on'
       ],
       [
+        'mergeGatePullRequest',
         "if (gitops.merge === 'manual')",
         "if (gitops.merge === 'auto')",
         'manual does not say it waits for a person'

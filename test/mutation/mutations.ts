@@ -6,6 +6,7 @@ import type { MutatedModule } from './mutation-types.js'
 import { FOREIGN_TEXT_MODULES } from './mutations-foreign-text.js'
 import { GATE_MODULES } from './mutations-gate.js'
 import { GITOPS_KUBE_MODULES } from './mutations-gitops-kube.js'
+import { PRESET_MODULES } from './mutations-presets.js'
 import { STEP_MODULES } from './mutations-steps.js'
 import { TIMING_MODULES } from './mutations-timing.js'
 
@@ -16,5 +17,6 @@ export const MUTATED_MODULES: MutatedModule[] = [
   ...GITOPS_KUBE_MODULES,
   ...FOREIGN_TEXT_MODULES,
   ...TIMING_MODULES,
-  ...STEP_MODULES
+  ...STEP_MODULES,
+  ...PRESET_MODULES
 ]

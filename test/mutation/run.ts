@@ -1,12 +1,15 @@
-// `npm run mutate [-- --tests-from <git-rev>] [--only <name,...>] [--keep]`: proves that each table
-// can fail. A scratch copy of the repository (src/, test/, config/, package.json, tsconfig.json;
+// `npm run mutate [-- --tests-from <git-rev>] [--only <name,...>] [--keep] [--check]`: proves that
+// each table can fail. A scratch copy of the repository (src/, test/, config/, package.json, tsconfig.json;
 // node_modules linked) gets one mutation of test/mutation/mutations.ts at a time, and jest runs
 // only that module's table tests: failing tests = caught, passing tests = survived.
 // --tests-from <rev> takes the table tests as they were at <rev> (git show), to measure "before".
+// A mutation whose text is no longer in its function (locate.ts) is "not found", with the module and
+// function that hold the text now; --check only lists those, without running jest.
 // Exit code 0 only when every mutation was caught. Slow (one jest run per mutation): not npm test.
 import { spawnSync } from 'node:child_process'
 import {
   cpSync,
+  readdirSync,
   existsSync,
   mkdtempSync,
   readFileSync,
@@ -17,7 +20,7 @@ import {
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { applyMutation, listProblems } from './check.js'
+import { applyAt, listProblems, locate, type SourceFiles } from './check.js'
 import { MUTATED_MODULES, type MutatedModule, type Mutation } from './mutations.js'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
@@ -27,9 +30,16 @@ interface Options {
   testsFrom: string | null
   only: string[] | null
   keep: boolean
+  check: boolean
 }
 
-type Outcome = 'caught' | 'survived' | 'caught (suite broke)' | 'caught (timeout)' | 'no table'
+type Outcome =
+  | 'caught'
+  | 'survived'
+  | 'caught (suite broke)'
+  | 'caught (timeout)'
+  | 'no table'
+  | `not found${string}`
 
 interface Result {
   module: string
@@ -38,12 +48,13 @@ interface Result {
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { testsFrom: null, only: null, keep: false }
+  const options: Options = { testsFrom: null, only: null, keep: false, check: false }
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i]
     if (arg === '--tests-from') options.testsFrom = argv[++i] ?? ''
     else if (arg === '--only') options.only = (argv[++i] ?? '').split(',').map((s) => s.trim())
     else if (arg === '--keep') options.keep = true
+    else if (arg === '--check') options.check = true
     else throw new Error(`unknown argument ${arg}`)
   }
   if (options.testsFrom === '') throw new Error('--tests-from needs a git revision')
@@ -56,6 +67,34 @@ function readRepoFile(path: string): string | null {
   } catch {
     return null
   }
+}
+
+/** src/**\/*.ts, where a lost mutation text is looked for. */
+function sourcePaths(dir = 'src'): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sourcePaths(`${dir}/${entry.name}`)
+      : entry.name.endsWith('.ts')
+        ? [`${dir}/${entry.name}`]
+        : []
+  )
+}
+
+const SOURCES: SourceFiles = { read: readRepoFile, list: () => sourcePaths() }
+
+const notFound = (problem: string): Outcome =>
+  problem.startsWith('not found') ? (problem as Outcome) : `not found: ${problem}`
+
+/** The mutations that do not find their text, each with what to write instead. */
+function lostMutations(modules: MutatedModule[]): Result[] {
+  return modules.flatMap((module) =>
+    module.mutations.flatMap((mutation): Result[] => {
+      const located = locate(mutation, SOURCES)
+      return located.found
+        ? []
+        : [{ module: module.name, mutation, outcome: notFound(located.problem) }]
+    })
+  )
 }
 
 /** The copy the mutants run in; node_modules is linked, not copied. */
@@ -131,13 +170,16 @@ function present(dir: string, tests: string[]): string[] {
   return tests.filter((test) => existsSync(join(dir, test)))
 }
 
-function mutateModule(dir: string, module: MutatedModule): Result[] {
+/** `pastTests`: the tests come from --tests-from, where a test that did not exist yet is no table. */
+function mutateModule(dir: string, module: MutatedModule, pastTests: boolean): Result[] {
   const tests = present(dir, module.tests)
   const results: Result[] = []
   const record = (mutation: Mutation, outcome: Outcome) =>
     results.push({ module: module.name, mutation, outcome })
-  if (tests.length === 0) {
-    module.mutations.forEach((m) => record(m, 'no table'))
+  const missing = module.tests.filter((test) => !tests.includes(test))
+  if (tests.length === 0 || (missing.length > 0 && !pastTests)) {
+    const outcome: Outcome = pastTests ? 'no table' : `not found: no test ${missing.join(', ')}`
+    module.mutations.forEach((m) => record(m, outcome))
     return results
   }
   const baseline = runJest(dir, tests)
@@ -146,9 +188,11 @@ function mutateModule(dir: string, module: MutatedModule): Result[] {
       `${module.name}: the unmutated tests fail (${tests.join(' ')}):\n${baseline.detail}`
     )
   for (const mutation of module.mutations) {
+    const located = locate(mutation, SOURCES)
+    if (!located.found) continue // reported by lostMutations
     const path = join(dir, mutation.module)
     const original = readFileSync(path, 'utf8')
-    writeFileSync(path, applyMutation(original, mutation.find, mutation.replace))
+    writeFileSync(path, applyAt(original, located.at, mutation.find, mutation.replace))
     try {
       const run = runJest(dir, tests)
       record(
@@ -202,19 +246,29 @@ function report(results: Result[], options: Options): string {
 
 function main(): number {
   const options = parseArgs(process.argv.slice(2))
-  const problems = listProblems(MUTATED_MODULES, { read: readRepoFile })
+  const problems = listProblems(MUTATED_MODULES)
   if (problems.length > 0) {
-    process.stderr.write(`The mutation list does not fit the source:\n${problems.join('\n')}\n`)
+    process.stderr.write(`The mutation list is not well formed:\n${problems.join('\n')}\n`)
     return 1
   }
   const modules = MUTATED_MODULES.filter((m) => !options.only || options.only.includes(m.name))
   if (options.only && modules.length !== options.only.length)
     throw new Error(`--only: known modules are ${MUTATED_MODULES.map((m) => m.name).join(', ')}`)
+  const lost = lostMutations(modules)
+  if (options.check) {
+    process.stdout.write(
+      lost.length === 0 ? 'Every mutation finds its text.\n' : `${report(lost, options)}\n`
+    )
+    return lost.length === 0 ? 0 : 1
+  }
   const dir = makeScratch()
   try {
     if (options.testsFrom)
       useTestsFrom(dir, options.testsFrom, [...new Set(modules.flatMap((m) => m.tests))])
-    const results = modules.flatMap((module) => mutateModule(dir, module))
+    const results = [
+      ...lost,
+      ...modules.flatMap((module) => mutateModule(dir, module, options.testsFrom !== null))
+    ]
     process.stdout.write(`${report(results, options)}\n`)
     return results.every((r) => r.outcome.startsWith('caught')) ? 0 : 1
   } finally {

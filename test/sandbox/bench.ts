@@ -20,6 +20,7 @@ import { matrixMain } from './bench/matrix-report.js'
 import { measureMergeWait } from './bench/merge-wait.js'
 import { measureQuietWait } from './bench/quiet-wait.js'
 import { quietRun } from './bench/quiet-run.js'
+import { presetWaitFigures, presetWaitRows } from './bench/presets-wait.js'
 import { benchReport } from './bench/report.js'
 import { gateRun, pollRun } from './bench/runs.js'
 import type { GateRun } from './bench/runs.js'
@@ -33,6 +34,7 @@ let COMPARE_BUNDLE = process.env.BENCH_COMPARE_BUNDLE ?? ''
 let COMPARE_LABEL = process.env.BENCH_COMPARE_LABEL ?? COMPARE_BUNDLE
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--presets')) return presetsMain()
   const matrixAt = process.argv.indexOf('--matrix')
   if (matrixAt >= 0) {
     const gates = Number(process.argv[matrixAt + 1] ?? '')
@@ -64,6 +66,9 @@ async function main(): Promise<void> {
     COMPARE_LABEL = 'bare @actions/core + @actions/github (same ncc)'
   }
 
+  process.stderr.write('bench: the preset wait, 1 test and 5 tests...\n')
+  const presets = await presetWaitFigures()
+
   process.stderr.write(`bench: ${STARTUP_RUNS} start-ups per bundle (interleaved)...\n`)
   const startups = await startupPairs(COMPARE_BUNDLE)
   process.stdout.write(
@@ -77,9 +82,20 @@ async function main(): Promise<void> {
       scaled,
       startups,
       compareBundle: COMPARE_BUNDLE,
-      compareLabel: COMPARE_LABEL
+      compareLabel: COMPARE_LABEL,
+      presets
     })
   )
+}
+
+/** `npm run bench -- --presets`: the preset wait's rows alone. */
+async function presetsMain(): Promise<void> {
+  const figures = await presetWaitFigures()
+  for (const row of presetWaitRows(figures)) process.stdout.write(`| ${row.join(' | ')} |\n`)
+  for (const f of figures)
+    process.stdout.write(
+      `  ${f.scenario}, ${f.tests} tests: ${f.requests} requests, ${f.watches} watches, ${f.ms} ms\n`
+    )
 }
 
 main().then(

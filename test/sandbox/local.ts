@@ -12,9 +12,7 @@ import { summaryAsText } from './summary-text.js'
 const envFile = path.resolve(process.argv[2] ?? '.env')
 const bundle = path.join(REPO_ROOT, 'dist/index.js')
 if (!existsSync(envFile)) {
-  console.error(
-    `${envFile} does not exist: write one as the README shows ("Run it against a real cluster and Coder").`
-  )
+  console.error(`${envFile} does not exist: write one as docs/how-to/run-locally.md shows.`)
   process.exit(2)
 }
 

@@ -52,6 +52,48 @@ describe('jest projects', () => {
   })
 })
 
+/** The file names that more than one folder uses, each with its paths. */
+function duplicateNames(files: string[]): Record<string, string[]> {
+  const byName = new Map<string, string[]>()
+  for (const file of files)
+    byName.set(path.posix.basename(file), [...(byName.get(path.posix.basename(file)) ?? []), file])
+  return Object.fromEntries([...byName].filter(([, paths]) => paths.length > 1))
+}
+
+// A name finds one file: `jest x.test.ts`, a failure in a log and a link all point at one place.
+describe('test file names', () => {
+  it('no test file name is used in two folders', () => {
+    expect(duplicateNames(testFiles('test'))).toEqual({})
+  })
+
+  it('the check names both paths of a duplicate', () => {
+    expect(duplicateNames(['test/a/x.test.ts', 'test/b/x.test.ts', 'test/b/y.test.ts'])).toEqual({
+      'x.test.ts': ['test/a/x.test.ts', 'test/b/x.test.ts']
+    })
+  })
+})
+
+// The tests of the sandbox's fakes (test/sandbox/) live in one folder, test/sandbox-tests/, in the
+// sandbox's own sub-folders; no other folder holds a test of the sandbox itself.
+describe('the tests of the sandbox', () => {
+  it('are in test/sandbox-tests/, whose folders are those of test/sandbox/ or contracts', () => {
+    const sandbox = readdirSync(path.join(root, 'test/sandbox'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+    const tested = readdirSync(path.join(root, 'test/sandbox-tests'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+    expect(tested.filter((folder) => ![...sandbox, 'contracts'].includes(folder))).toEqual([])
+  })
+
+  it('no test outside test/sandbox-tests/ is named for the sandbox', () => {
+    const outside = testFiles('test').filter(
+      (file) => !file.startsWith('test/sandbox-tests/') && /sandbox-(?!rules)|fake-coder/.test(file)
+    )
+    expect(outside).toEqual([])
+  })
+})
+
 // The tests of a module live where its source lives: test/unit/<folder>/ for src/<folder>/, the
 // adapter tests in test/<system>/ for src/<system>/, and the health-rule tests in test/config/gitops/.
 describe('the test folders mirror the source folders', () => {
@@ -74,7 +116,15 @@ describe('the test folders mirror the source folders', () => {
     const top = readdirSync(path.join(root, 'test/unit')).filter((name) =>
       name.endsWith('.test.ts')
     )
-    const house = ['action', 'sandbox-rules', 'source-rules', 'test-projects', 'workflows']
+    const house = [
+      'action',
+      'inputs-table',
+      'markdown-links',
+      'sandbox-rules',
+      'source-rules',
+      'test-projects',
+      'workflows'
+    ]
     const rootModules = readdirSync(path.join(root, 'src'))
       .filter((name) => name.endsWith('.ts'))
       .map((name) => name.replace(/\.ts$/, ''))

@@ -231,23 +231,27 @@ export class MemoryGitHost implements GitHost {
           `Branch ${change.baseBranch} does not exist in ${this.repository}.`
         )
     }
-    const existing = this.git.fileAt(head, change.manifest.path)?.content
-    if (existing !== undefined && !change.manifest.isSame(existing))
-      throw new MemoryHostError(
-        'manifest-conflict',
-        `${change.manifest.path} already exists on branch ${branch} of ${this.repository} with a different spec.`
-      )
+    const additions = []
+    for (const manifest of change.manifests) {
+      const existing = this.git.fileAt(head, manifest.path)?.content
+      if (existing !== undefined && !manifest.isSame(existing))
+        throw new MemoryHostError(
+          'manifest-conflict',
+          `${manifest.path} already exists on branch ${branch} of ${this.repository} with a different spec.`
+        )
+      if (existing === undefined) additions.push(manifest)
+    }
     const atHead = new Map(
       change.deletions.map(({ path }) => [path, this.git.fileAt(head, path)?.sha ?? null])
     )
     const { remove, dropped } = removalsAtHead(change.deletions, atHead)
-    const unchanged = existing !== undefined && remove.length === 0
+    const unchanged = additions.length === 0 && remove.length === 0
     if (unchanged && !creating)
       return { status: 'unchanged', commitSha: '', commitUrl: '', branch, deleted: [], dropped }
     let sha = head
     if (!unchanged) {
       const files = new Map(this.git.commits.get(head)!.files)
-      files.set(change.manifest.path, change.manifest.content)
+      for (const manifest of additions) files.set(manifest.path, manifest.content)
       for (const path of remove) files.delete(path)
       sha = this.git.write([head], files, change.message, this.login, this.login)
     }

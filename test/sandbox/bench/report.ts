@@ -6,6 +6,7 @@ import { POLL_INTERVAL_MS, QUIET_SCALE } from './config.js'
 import type { measureMergeWait } from './merge-wait.js'
 import type { measureQuietWait } from './quiet-wait.js'
 import type { QuietRun } from './quiet-run.js'
+import { type PresetWait, presetWaitRows } from './presets-wait.js'
 import type { GateRun } from './runs.js'
 import { bundleBytes } from './startup.js'
 import { summary } from './stats.js'
@@ -21,6 +22,7 @@ export interface BenchFigures {
   startups: { current: number[]; compared: number[] }
   compareBundle: string
   compareLabel: string
+  presets: PresetWait[]
 }
 
 type Row = [measure: string, value: string, unit: string, comparedWith: string]
@@ -140,6 +142,7 @@ export function benchReport(f: BenchFigures): string {
   const rows: Row[] = [
     ...latencyRows(gate, poll, total),
     ...quietRows(f, pollPerMinute),
+    ...presetWaitRows(f.presets),
     ...startupRows(startup, f.compareBundle)
   ]
   const { oldStartup, size, oldSize, other } = startup

@@ -85,6 +85,7 @@ export function seedVersion(state: CoderState, input: SeedVersionInput): Sandbox
     createdBy: state.userByName(input.createdBy).id
   })
   record.archived = input.archived ?? false
+  record.presets = input.presets
   if (input.activate) {
     state.activate(template.id, record.id, state.userByName(input.createdBy).username)
   }

@@ -1,7 +1,7 @@
 // The Coder sandbox's internal records (field names ours; JSON shapes are in json.ts), its error
 // answer, and the limits it shares between routes.
 import type { JobStatus } from '../contracts.js'
-import type { SandboxUser } from './types.js'
+import type { SandboxPreset, SandboxUser } from './types.js'
 
 export const TEMPLATE_NAME_RE = /^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/ // coder-cli.md §2
 export const VERSION_NAME_RE = /^[a-zA-Z0-9]+(?:[_.-][a-zA-Z0-9]+)*$/ // coder-cli.md §2
@@ -42,6 +42,8 @@ export interface VersionRecord {
   updatedAt: string
   fileId: string
   createdBy: string
+  /** Set when the import succeeds (from the archive) or by seedVersion. */
+  presets?: SandboxPreset[]
   job: {
     id: string
     status: JobStatus

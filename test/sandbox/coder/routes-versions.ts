@@ -3,6 +3,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import { parseJson } from './body.js'
 import { versionJson } from './json.js'
+import { presetsJson } from './presets.js'
 import {
   ALREADY_IN_USE,
   HttpError,
@@ -163,6 +164,14 @@ export const versionRoutes: Route[] = [
     method: 'POST',
     pattern: /^\/api\/v2\/templateversions\/([^/]+)\/(archive|unarchive)$/,
     answer: (call, m) => archiveOrUnarchive(call, m[1], m[2])
+  },
+  {
+    method: 'GET',
+    pattern: /^\/api\/v2\/templateversions\/([^/]+)\/presets$/,
+    answer: ({ state }, m) => ({
+      status: 200,
+      body: presetsJson(requireVersion(state, m[1]).presets)
+    })
   },
   {
     method: 'GET',

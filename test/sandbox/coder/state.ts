@@ -4,6 +4,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { EventEmitter } from 'node:events'
 import { CoderBackendError, type JobStatus, type RecordedRequest } from '../contracts.js'
+import { presetsOfArchive } from './presets.js'
 import {
   HttpError,
   NO_ACCESS,
@@ -207,6 +208,8 @@ export class CoderState {
     this.later(delay, () => {
       if (record.job.status !== 'pending' && record.job.status !== 'running') return
       record.job.status = failure === undefined ? 'succeeded' : 'failed'
+      const file = this.files.get(record.fileId)
+      if (failure === undefined && file) record.presets = presetsOfArchive(file.bytes)
       record.job.error = failure ?? ''
       record.job.completedAt = nowIso()
       record.updatedAt = record.job.completedAt

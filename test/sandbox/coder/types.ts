@@ -79,6 +79,14 @@ export interface StoredFile {
   bytes: Buffer
 }
 
+/** A preset of a version (test/sandbox/coder/presets.ts). */
+export interface SandboxPreset {
+  id?: string
+  name: string
+  parameters: Record<string, string>
+  default?: boolean
+}
+
 export interface SeedVersionInput {
   organization?: string
   template: string
@@ -92,6 +100,7 @@ export interface SeedVersionInput {
   createdAt?: string | Date
   /** Username of an existing user (addUser) as created_by; default the token's user. */
   createdBy?: string
+  presets?: SandboxPreset[]
 }
 
 export interface CoderSandbox {

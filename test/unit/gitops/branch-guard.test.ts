@@ -26,7 +26,7 @@ const unlinked = commit('f6', null)
 
 const manifestAdded = [{ path: MANIFEST, status: 'added' }]
 const gate: GateWrites = {
-  manifestPath: MANIFEST,
+  manifestPaths: [MANIFEST],
   removals: ['tests/docker-v0-1-0.yaml'],
   ownCommitSha: 'a1',
   gateLogin: GATE

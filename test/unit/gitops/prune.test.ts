@@ -102,7 +102,7 @@ describe('selectPrunable', () => {
       candidates,
       keep,
       activeVersionName,
-      thisRunPath: THIS_RUN,
+      thisRunPaths: [THIS_RUN],
       thisRunCreatedAt: '2026-12-01T00:00:00Z'
     }
     const before = JSON.stringify(input)
@@ -116,8 +116,64 @@ describe('selectPrunable', () => {
   })
 })
 
+describe('selectPrunable: a version with preset tests is one unit', () => {
+  const preset = (version: string, name: string, createdAt: string | null): PruneCandidate => ({
+    path: `${DIR}/docker-${version}-${name}.yaml`,
+    versionName: version,
+    createdAt
+  })
+  const units = [
+    preset('v1', 'small', '2026-01-01T00:00:00Z'),
+    preset('v1', 'large', '2026-01-01T00:00:00Z'),
+    preset('v2', 'small', '2026-02-01T00:00:00Z'),
+    preset('v2', 'large', '2026-02-01T00:00:00Z'),
+    preset('v2', 'xl', '2026-02-01T00:00:00Z'),
+    c('v3', '2026-03-01T00:00:00Z'),
+    preset('v9', 'old-choice', '2026-09-01T00:00:00Z')
+  ]
+  const mine = [`${DIR}/docker-v9-small.yaml`, `${DIR}/docker-v9-large.yaml`]
+  it.each<[string, number, string | null, string[]]>([
+    [
+      'keep 2: this run and v3; v1 and v2 go whole',
+      2,
+      null,
+      [
+        `${DIR}/docker-v1-large.yaml`,
+        `${DIR}/docker-v1-small.yaml`,
+        `${DIR}/docker-v2-large.yaml`,
+        `${DIR}/docker-v2-small.yaml`,
+        `${DIR}/docker-v2-xl.yaml`
+      ]
+    ],
+    [
+      'keep 3: v2 stays whole (three files count as one version)',
+      3,
+      null,
+      [`${DIR}/docker-v1-large.yaml`, `${DIR}/docker-v1-small.yaml`]
+    ],
+    [
+      'keep 1, v2 active: v2 stays whole',
+      1,
+      'v2',
+      [`${DIR}/docker-v1-large.yaml`, `${DIR}/docker-v1-small.yaml`, p('v3')]
+    ]
+  ])('%s', (_, keep, activeVersionName, expected) => {
+    const prunable = selectPrunable({
+      candidates: units,
+      keep,
+      activeVersionName,
+      thisRunPaths: mine,
+      thisRunVersionName: 'v9',
+      thisRunCreatedAt: '2026-09-01T00:00:00Z'
+    })
+    expect(prunable).toEqual(expected)
+    // An earlier run's preset test of this run's version is never pruned.
+    expect(prunable).not.toContain(`${DIR}/docker-v9-old-choice.yaml`)
+  })
+})
+
 describe('planPrune: never a newer version, never an unknown time', () => {
-  const base = { keep: 1, activeVersionName: null, thisRunPath: THIS_RUN }
+  const base = { keep: 1, activeVersionName: null, thisRunPaths: [THIS_RUN] }
   it.each<[string, PruneCandidate[], string | null, string[], [string, PruneKeptWhy][]]>([
     [
       'an older run never removes the manifest of a version created after its own',

@@ -138,6 +138,7 @@ describe('parseInputs', () => {
     expect(s.test.timeoutSeconds).toBe(900)
     expect(s.test.waitTimeoutSeconds).toBe(900 + WAIT_ALLOWANCE_SECONDS)
     expect(s.test.syncTimeoutSeconds).toBe(600)
+    expect(s.test.presets).toEqual({ kind: 'none' })
     expect(s.promote).toBe('promote')
     expect(s.gitops).toEqual({
       owner: 'acme',
@@ -174,8 +175,10 @@ describe('parseInputs', () => {
       promote: 'dry-run',
       'wait-timeout-seconds': '60',
       'sync-timeout-seconds': '30',
-      'test-name': 'my-test'
+      'test-name': 'my-test',
+      'test-presets': 'small\nLarge GPU'
     })
+    expect(s.test.presets).toEqual({ kind: 'named', names: ['small', 'Large GPU'] })
     expect(s.coder.directory).toBe('/work/repo/templates/docker')
     expect(s.coder.version).toBe('V2.0_rc1')
     expect(s.coder.message).toBe(`hello ${MARKER}`)
@@ -228,6 +231,7 @@ describe('parseInputs', () => {
     [{ variables: 'novalue' }, 'Input "variables" line 1 is invalid: expected NAME=VALUE'],
     [{ variables: '=x' }, 'the name before "=" is empty'],
     [{ variables: 'a=1\na=2' }, 'the name "a" is given twice'],
+    [{ 'test-presets': 'all,large' }, 'Input "test-presets" "all,large" is invalid: "all" stands'],
     [
       { 'test-parameters': 'a=1\na=2' },
       'Input "test-parameters" line 2 is invalid: the name "a" is given twice'

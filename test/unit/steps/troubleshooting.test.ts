@@ -130,6 +130,13 @@ describe('docs/troubleshooting.md: failure kinds', () => {
     }
   })
 
+  it('lists every kind at the top, in their order', () => {
+    const index = [
+      ...markdown.slice(0, markdown.indexOf('\n## ')).matchAll(/^- \[[^\]]+\]\(#([^)]+)\)/gm)
+    ]
+    expect(index.map((match) => match[1])).toEqual([...FAILURE_KINDS, 'controller-reasons'])
+  })
+
   it('links only to anchors that exist on the page', () => {
     const anchors = new Set(sections.map((heading) => heading.anchor))
     const links = [...markdown.matchAll(/\]\(#([^)]+)\)/g)].map((match) => match[1])

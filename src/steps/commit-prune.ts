@@ -1,0 +1,101 @@
+// keep-tests for the commit step: this template's gate-written manifests beyond the newest N
+// versions, decided by gitops/prune.ts (never a newer version, an unknown time or a test that still
+// runs, which the cluster is asked about through CommitInput.testState).
+import type { CoderTemplateTest } from '../kube/objects.js'
+import {
+  isGateManifestFor,
+  type JudgedRemoval,
+  mayRemoveTest,
+  planPrune,
+  PRUNE_KEPT_TEXT,
+  type TestState
+} from '../gitops/prune.js'
+import { parseManifest } from '../verdict/manifest.js'
+import type { GitHost } from '../gitops/host.js'
+import type { Settings } from '../settings/settings.js'
+import type { Preflight } from './preflight.js'
+import type { Pushed } from './push.js'
+import { clockOf, type StepContext } from './step.js'
+
+/** The part of the commit step's input that keep-tests reads (CommitInput in commit.ts). */
+export interface KeepTestsInput {
+  settings: Settings
+  preflight: Pick<Preflight, 'organization' | 'branch' | 'startingActive'>
+  pushed: Pick<Pushed, 'template' | 'versionName'>
+  host: GitHost
+  versionCreatedAt: Readonly<Record<string, string>>
+  testState?: (name: string, signal: AbortSignal) => Promise<TestState>
+}
+
+/** keep-tests: this template's gate-written manifests beyond the newest N, by version creation. */
+export async function prunable(
+  input: KeepTestsInput,
+  thisRunPaths: string[],
+  context: StepContext
+): Promise<JudgedRemoval[]> {
+  const { settings, preflight, pushed } = input
+  const { files, cut } = await input.host.listManifests(preflight.branch, settings.gitops.path, {
+    signal: context.signal,
+    clock: clockOf(context)
+  })
+  if (cut) context.log.warning(`keep-tests saw only part of ${settings.gitops.path}: ${cut}`)
+  const blobOf = new Map(files.map((file) => [file.path, file.sha]))
+  const testOf = new Map<string, string>()
+  const candidates = []
+  for (const file of files) {
+    let parsed: CoderTemplateTest | null = null
+    try {
+      parsed = parseManifest(file.content)
+    } catch {
+      // not YAML: not a manifest of ours, never touched
+    }
+    if (!parsed) continue
+    const ours = isGateManifestFor(parsed, {
+      organization: preflight.organization,
+      template: pushed.template,
+      namespace: settings.test.namespace
+    })
+    if (!ours) continue
+    const versionName = parsed.spec.version?.name ?? ''
+    candidates.push({ path: file.path, versionName, createdAt: timeOf(input, versionName) })
+    testOf.set(file.path, parsed.metadata?.name ?? '')
+  }
+  const plan = planPrune({
+    candidates,
+    keep: settings.gitops.keepTests,
+    activeVersionName: preflight.startingActive?.name ?? null,
+    thisRunPaths,
+    thisRunVersionName: pushed.versionName,
+    thisRunCreatedAt: timeOf(input, pushed.versionName)
+  })
+  for (const { path, why } of plan.kept)
+    context.log.info(`keep-tests keeps ${path}: ${PRUNE_KEPT_TEXT[why]}`)
+  // A version's manifests stay together: one test still running keeps them all.
+  const versionOf = new Map(candidates.map((c) => [c.path, c.versionName || c.path]))
+  const staying = new Set<string>()
+  for (const path of plan.remove) {
+    const state = input.testState
+      ? await input.testState(testOf.get(path) ?? '', context.signal)
+      : 'absent'
+    if (mayRemoveTest(state)) continue
+    staying.add(versionOf.get(path) ?? path)
+    context.log.info(`keep-tests keeps ${path}: ${RUNNING_TEXT[state]}`)
+  }
+  return plan.remove
+    .filter((path) => !staying.has(versionOf.get(path) ?? path))
+    .map((path) => ({ path, blobSha: blobOf.get(path) ?? '' }))
+}
+
+const RUNNING_TEXT: Record<TestState, string> = {
+  running: 'its test is still running in the cluster',
+  unread: 'the cluster could not tell whether its test still runs',
+  final: '',
+  absent: ''
+}
+
+/** Coder's created_at of a version by name, as the push step read it; null when unknown. */
+function timeOf(input: KeepTestsInput, versionName: string): string | null {
+  return Object.hasOwn(input.versionCreatedAt, versionName)
+    ? (input.versionCreatedAt[versionName] ?? null)
+    : null
+}

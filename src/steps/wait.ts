@@ -27,7 +27,7 @@ export interface TimelineEntry extends Observed {
   at: number
 }
 
-/** The test workspace as the last status names it (coder-k8s-api.md §1.3, §1.5). */
+/** The test workspace as the last status names it. */
 export interface TestWorkspace {
   /** status.workspaceName: deterministic, `ktt-<uid>`. */
   name: string
@@ -238,7 +238,7 @@ function stillRunning(name: string): string {
 }
 
 // The status is another system's text and these fields reach the advice and the summary: a value
-// that breaks its documented shape is dropped, not shown (coder-k8s-api.md §1.3, §1.5, §1.9).
+// that breaks its documented shape is dropped, not shown (coder-k8s docs/how-to/test-templates.md).
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const CONDITION_WORD = /^[A-Za-z]{1,64}$/
 

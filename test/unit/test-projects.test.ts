@@ -74,7 +74,14 @@ describe('the test folders mirror the source folders', () => {
     const top = readdirSync(path.join(root, 'test/unit')).filter((name) =>
       name.endsWith('.test.ts')
     )
-    const house = ['action', 'sandbox-rules', 'source-rules', 'test-projects', 'workflows']
+    const house = [
+      'action',
+      'citations',
+      'sandbox-rules',
+      'source-rules',
+      'test-projects',
+      'workflows'
+    ]
     const rootModules = readdirSync(path.join(root, 'src'))
       .filter((name) => name.endsWith('.ts'))
       .map((name) => name.replace(/\.ts$/, ''))

@@ -1,6 +1,7 @@
 // Entry point of the bundle. SIGINT and SIGTERM abort one AbortController that every wait and
-// request listens to; the runner sends SIGTERM 7.5 s after SIGINT and kills 2.5 s later
-// (action-ecosystem.md §5.4), so run() must come back and write the summary within seconds.
+// request listens to; the runner sends SIGTERM 7.5 s after SIGINT and kills 2.5 s later, so run()
+// must come back and write the summary within seconds:
+// https://docs.github.com/en/actions/reference/workflow-cancellation-reference
 import * as core from '@actions/core'
 import { run } from './main.js'
 

@@ -95,7 +95,7 @@ async function gateJob(
 }
 
 /**
- * mode: promote, the second job of a release with a person in the loop (interface.md, `mode`):
+ * mode: promote, the second job of a release with a person in the loop (action.yml, `mode`):
  * locate what the test job left, wait as the gate waits, promote behind the guard. No push, no commit.
  */
 async function promoteJob(

@@ -1,4 +1,4 @@
-// The Coder CLI: where it comes from (coder-cli.md §4). How `templates push` runs: templates-push.ts.
+// The Coder CLI: where it comes from (coder/coder site/bin.go). How `templates push` runs: templates-push.ts.
 import { raceAbort } from '../timing/abort.js'
 import * as tc from '@actions/tool-cache'
 import { constants as fsConstants } from 'node:fs'
@@ -33,7 +33,7 @@ export interface ResolvedCoderCli {
   version: string
 }
 
-// coder-cli.md §4: runner mapping and the binaries a deployment serves.
+// Runner platform to the binaries a deployment serves (OS_ARCHES in coder/coder's Makefile).
 const OS_BY_PLATFORM: Record<string, string> = {
   linux: 'linux',
   darwin: 'darwin',
@@ -101,7 +101,7 @@ export async function resolveCoderCli(options: ResolveCoderCliOptions): Promise<
   options.log.info(`Downloading the Coder CLI ${version} from ${shownUrl}`)
   let downloaded: string
   try {
-    // coder-cli.md §4: the newest handler compresses only when asked; ask for the raw bytes.
+    // site/bin.go compresses only when Accept-Encoding asks for it; ask for the raw bytes.
     // @actions/tool-cache's downloadTool takes no AbortSignal and has no time limit of its own
     // (3 attempts, each unbounded), so it is raced against both.
     downloaded = await raceDownload(

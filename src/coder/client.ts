@@ -1,4 +1,4 @@
-// Coder REST client: the few reads the gate needs (coder-cli.md §3).
+// Coder REST client: the few reads the gate needs (https://coder.com/docs/reference/api/templates).
 // Errors say what failed and what to check; they never contain the session token.
 import { backoff } from '../timing/backoff.js'
 import { type Sleep, sleep } from '../timing/sleep.js'
@@ -75,7 +75,7 @@ export class CoderClient {
     this.sleep = options.sleep ?? sleep
   }
 
-  /** No auth needed (coder-cli.md §3). */
+  /** No auth needed (https://coder.com/docs/reference/api/general). */
   async buildInfo(): Promise<CoderBuildInfo> {
     const info = await this.request<CoderBuildInfo>('GET', '/api/v2/buildinfo')
     if (typeof info?.version !== 'string' || info.version === '') {
@@ -113,7 +113,7 @@ export class CoderClient {
     }
   }
 
-  /** Case-insensitive lookup by name (coder-cli.md §2); null when absent or not readable. */
+  /** Case-insensitive lookup by name; null when absent or not readable. */
   async template(organization: string, name: string): Promise<CoderTemplate | null> {
     return this.orNull(
       this.request<CoderTemplate>(
@@ -123,7 +123,7 @@ export class CoderClient {
     )
   }
 
-  /** Case-sensitive lookup by version name (coder-cli.md §2); null on 404. */
+  /** Case-sensitive lookup by version name; null on 404. */
   async versionByName(
     organization: string,
     template: string,

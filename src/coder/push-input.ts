@@ -15,7 +15,7 @@ export interface PushTemplateVersionInput {
   /** Canonical organization name (or ID) for REST paths. */
   organization: string
   /** Pass `--org <organization>` to the CLI; only when the user set it: CLIs before ~v2.13 reject
-   * the flag (coder-cli.md §1.1), and without it a one-organization user gets that organization. */
+   * the flag (coder/coder#13674), and without it a one-organization user gets that organization. */
   passOrganization?: boolean
   template: string
   directory: string

@@ -3,7 +3,7 @@ import { systemClock } from '../timing/clock.js'
 import { type CoderTemplateVersion, isJobActive } from './client.js'
 import type { PushLog, PushTemplateVersionInput } from './push-input.js'
 
-// coder-cli.md §1.1: with an empty --message the CLI sends this one.
+// With an empty --message the CLI sends this one (coder/coder cli/templatepush.go).
 export const CLI_DEFAULT_MESSAGE = 'Uploaded from the CLI'
 const SHOWN_MESSAGE_LIMIT = 200
 

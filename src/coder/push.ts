@@ -9,12 +9,12 @@ export type { PushLog, PushTemplateVersionInput } from './push-input.js'
 
 export interface PushOutcome {
   versionId: string
-  /** The name Coder holds; differs from the input only on old CLIs creating a template (§1.5). */
+  /** The name Coder holds; differs from the input only on old CLIs creating a template. */
   versionName: string
   /** Coder's created_at of the version: the promotion guard compares it ('' if not given). */
   createdAt: string
   templateId: string
-  /** The template's name as Coder holds it (lookup by name is case-insensitive, §2). */
+  /** The template's name as Coder holds it (lookup by name is case-insensitive). */
   templateName: string
   templateExisted: boolean
   reusedExistingVersion: boolean
@@ -42,10 +42,10 @@ export async function pushTemplateVersion(input: PushTemplateVersionInput): Prom
   const raced = await pushWithCli(push)
   if (raced) return outcome(push, raced, true)
 
-  // 4. Resolve what was pushed over REST: the CLI never prints the version ID (§1.2 step 15).
+  // 4. Resolve what was pushed over REST: the CLI never prints the version ID.
   const pushed = await resolvePushed(push)
 
-  // 5. §1.5: Coder activates the only version of a new template; --activate=false cannot stop it.
+  // 5. Coder activates the only version of a new template; --activate=false cannot stop it.
   if (!push.before) {
     push.log.warning(
       `Template "${template}" did not exist, so Coder created it with ${push.where} as its active version: ` +
@@ -147,7 +147,7 @@ async function pushWithCli({
   }
   if (result.exitCode === 0) return null
   const output = `${result.stdout}\n${result.stderr}`
-  // coder-cli.md §1.6: a concurrent or earlier run created the name between our check and push.
+  // Coder's 409: a concurrent or earlier run created the name between our check and push.
   if (output.includes('already exists for this template')) {
     const existing = await client.versionByName(organization, template, version)
     if (existing) {
@@ -171,7 +171,7 @@ async function resolvePushed({
   const { client, organization, template, version } = input
   let pushed = await client.versionByName(organization, template, version)
   if (!pushed && !before) {
-    // coder-cli.md §1.5: older CLIs ignored --name when creating a template.
+    // Older CLIs ignored --name when creating a template (coder/coder#17031).
     const created = await client.template(organization, template)
     const active = created ? await client.versionById(created.active_version_id) : null
     if (active) {
@@ -195,7 +195,7 @@ async function resolvePushed({
   return pushed
 }
 
-/** Coder's message: the `error:` line and what follows it (coder-cli.md §1.3). */
+/** Coder's message: the `error:` line and what follows it. */
 function cliErrorText(result: TemplatesPushResult): string {
   const lines = result.stderr.split(/\r?\n/)
   const start = lines.findIndex((line) => line.startsWith('error: '))

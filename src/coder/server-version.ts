@@ -1,7 +1,7 @@
 // Coder's /api/v2/buildinfo `version` names the tool-cache directory of the downloaded CLI
 // (@actions/tool-cache joins it into a path) and appears in the log. It is the server's text: only
 // a release-shaped version is accepted, so that no `../`, slash or newline becomes a path or a line.
-// Coder answers `v2.20.1`, `v2.20.1+abc1234` or `v2.21.0-devel+abc1234` (coder-cli.md §3, §4).
+// Coder answers `v2.20.1`, `v2.20.1+abc1234` or `v2.21.0-devel+abc1234` (/api/v2/buildinfo).
 
 /** `v?MAJOR.MINOR.PATCH`, then optionally `-` or `+` and SemVer's identifier characters. */
 const RELEASE_VERSION = /^v?\d{1,9}\.\d{1,9}\.\d{1,9}(?:[-+][0-9A-Za-z.+-]*)?$/

@@ -1,6 +1,6 @@
-// `coder templates push` as a child process (coder-cli.md §1): an argument array, the token only in
-// the environment, template variables only in a 0600 file, stdin closed, a time limit, and SIGINT
-// then SIGTERM on a time limit or a cancel.
+// `coder templates push` (https://coder.com/docs/reference/cli/templates_push) as a child process:
+// an argument array, the token only in the environment, template variables only in a 0600 file,
+// stdin closed, a time limit, and SIGINT then SIGTERM on a time limit or a cancel.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -14,10 +14,10 @@ export interface RunTemplatesPushOptions {
   coderUrl: string
   token: string
   template: string
-  /** Made absolute here: a relative or missing --directory invites the stdin-tar trap (§1.4). */
+  /** Made absolute: a relative or missing one invites the stdin-tar trap, coder/coder#17033. */
   directory: string
   version: string
-  /** Passed as --org only when set: CLIs before ~v2.13 reject the flag (coder-cli.md §1.1). */
+  /** Passed as --org only when set: CLIs before ~v2.13 reject the flag (coder/coder#13674). */
   organization?: string
   message?: string
   variables?: { name: string; value: string }[]
@@ -48,7 +48,7 @@ export function templatesPushArgs(
   options: Omit<RunTemplatesPushOptions, 'log'>,
   variablesFile?: string
 ): string[] {
-  // coder-cli.md §1.4 rule of thumb; `--activate=false` in one word (§1.1).
+  // --yes and an absolute --directory for CI; `--activate=false` as one word, not two arguments.
   const args = [
     'templates',
     'push',
@@ -63,7 +63,7 @@ export function templatesPushArgs(
   if (options.organization) args.push('--org', options.organization)
   if (options.message) args.push('--message', options.message)
   // Values may be secrets: never on the command line, where any process on the runner can read
-  // them (action-ecosystem.md §5.2), but in a file only this user can read (coder-cli.md §1.1).
+  // them, but in a file only this user can read (the CLI's --variables-file).
   if (variablesFile) args.push('--variables-file', variablesFile)
   return args
 }
@@ -71,16 +71,16 @@ export function templatesPushArgs(
 // The runner's secrets stay out of the CLI (and the Terraform it may run).
 const DROPPED_PREFIXES = ['INPUT_', 'ACTIONS_']
 const DROPPED_PARTS = ['TOKEN', 'SECRET', 'PASSWORD', 'KUBECONFIG']
-// coder-cli.md §1.1: CODER_ORGANIZATION is the --org default; the action passes --org itself, so
+// CODER_ORGANIZATION is the --org default (templates_push docs); the action passes --org itself, so
 // a stray one would push to another organization. CODER_URL/CODER_SESSION_TOKEN are ours only.
 const DROPPED_NAMES = ['GITHUB_TOKEN', 'CODER_ORGANIZATION', 'CODER_URL', 'CODER_SESSION_TOKEN']
 
 /**
  * The CLI child's environment: the runner's minus its secrets and the Coder settings the action
- * owns, plus the Coder URL and token (secrets only in the environment: action-ecosystem.md §5.2,
- * coder-cli.md §4). PATH, HOME, proxies, SSL_CERT_*, locale and temp directories pass through.
- * No CODER_FORCE_TTY: the explicit absolute --directory already disables the stdin tar on every
- * CLI version, and forcing a TTY would not stop prompts from reading stdin (§1.4).
+ * owns, plus the Coder URL and token (secrets only in the environment, as Coder's CI guide does:
+ * https://coder.com/docs/admin/templates/managing-templates/change-management). PATH, HOME,
+ * proxies, SSL_CERT_*, locale and temp directories pass through. No CODER_FORCE_TTY: the absolute
+ * --directory already disables the stdin tar, and a TTY would not stop prompts reading stdin.
  */
 export function cliEnvironment(
   parent: NodeJS.ProcessEnv,
@@ -218,7 +218,7 @@ interface CliRun {
 function superviseCli(run: CliRun, resolvePromise: (result: TemplatesPushResult) => void): void {
   const { options, output, redact, endEcho } = run
   // stdin 'ignore' is /dev/null (NUL on Windows): a closed stdin, so a prompt fails with EOF
-  // instead of hanging on an open pipe (§1.4).
+  // instead of hanging on an open pipe.
   const child = spawn(options.cli, run.args, { env: run.env, stdio: ['ignore', 'pipe', 'pipe'] })
   const stdout = capture(child.stdout, run)
   const stderr = capture(child.stderr, run)
@@ -279,8 +279,8 @@ function capture(stream: Readable, { echo, redact }: CliRun): () => string {
   return () => Buffer.concat(chunks).toString('utf8')
 }
 
-// coder-cli.md §1.3: only SIGINT is trapped (it cancels the import); SIGTERM, then SIGKILL,
-// only if the CLI does not end within the grace period.
+// The CLI traps only SIGINT, and cancels the import on it (coder/coder cli/cliui/provisionerjob.go);
+// SIGTERM, then SIGKILL, only if the CLI does not end within the grace period.
 function interrupter(child: ChildProcess, grace: number): { stop: () => void; cancel: () => void } {
   const escalation: NodeJS.Timeout[] = []
   const stop = (): void => {

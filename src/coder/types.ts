@@ -1,4 +1,4 @@
-// The shapes of the Coder REST answers the gate reads (coder-cli.md §3).
+// The Coder REST answers the gate reads: https://coder.com/docs/reference/api/templates
 
 export interface CoderBuildInfo {
   version: string
@@ -29,7 +29,7 @@ export interface CoderTemplate {
   [field: string]: unknown
 }
 
-/** coder-cli.md §3: `status`; active = pending/running/canceling. */
+/** ProvisionerJob `status`; active = pending/running/canceling. */
 export type CoderJobStatus =
   'pending' | 'running' | 'succeeded' | 'canceling' | 'canceled' | 'failed' | 'unknown'
 
@@ -53,7 +53,7 @@ export interface CoderTemplateVersion {
   message: string
   job: CoderProvisionerJob
   archived: boolean
-  /** coder-cli.md §3: `created_by {id, username, avatar_url}`. */
+  /** Who pushed the version. */
   created_by?: { id?: string; username?: string; avatar_url?: string }
   created_at?: string
   updated_at?: string

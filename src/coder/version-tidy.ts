@@ -1,5 +1,5 @@
 // keep-versions and archive-failed: which of a template's versions to archive. Pure; the tidy step
-// lists the versions and sends the archive requests (interface.md, keep-versions).
+// lists the versions and sends the archive requests (action.yml, keep-versions).
 import { carriesGateMarker } from './version-identity.js'
 
 export interface ListedVersion {

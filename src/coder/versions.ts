@@ -1,6 +1,6 @@
 // A template's version list and the archive request (keep-versions, archive-failed). The list is
 // a plain array with cursor pagination by `after_id` and `limit`; archiving has no body, and coderd
-// answers 500 for the active version or one a workspace uses (coder-api-subset.md).
+// answers 500 for the active version or one a workspace uses (coder/coder coderd/templateversions.go).
 import { CoderApiError, type CoderClient, type CoderTemplateVersion } from './client.js'
 
 export const VERSION_PAGE_SIZE = 100

@@ -1,6 +1,6 @@
 // The preflight's read of the GitOps repository: does it exist for gitops-token, does the branch
 // exist, may the token write, and do the branch's rules require a pull request. Read-only.
-// Rulesets and classic protection are read through different endpoints (action-ecosystem.md);
+// Rulesets and classic protection are two APIs (https://docs.github.com/en/rest/repos/rules);
 // whatever cannot be read counts as "cannot tell", and the run goes on.
 // The commit is a GraphQL mutation (createCommitOnBranch), which needs the same `contents: write`
 // as the REST writes did (a GITHUB_TOKEN with it may commit so), so these reads still find what a

@@ -37,7 +37,7 @@ export type CommitOutcome = ChangeOutcome
 export class ManifestConflictError extends Error {
   override name = 'ManifestConflictError'
   constructor(repository: string, branch: string, path: string) {
-    // coder-k8s-api.md §1.2: the API server refuses spec changes ("spec is immutable").
+    // The CRD's CEL rule refuses spec changes: "spec is immutable, create a new CoderTemplateTest".
     super(
       `${path} already exists on branch ${branch} of ${repository} with a different spec. The CoderTemplateTest spec is immutable, so the file was left unchanged. A new template version needs a new test name: push it under a new version name, or set test-name.`
     )

@@ -1,5 +1,5 @@
 // keep-tests: which of this template's gate-written manifests to remove. Pure decisions; the commit
-// step reads the files and the versions' creation times (interface.md, keep-tests).
+// step reads the files and the versions' creation times (action.yml, keep-tests).
 import type { CoderTemplateTest } from '../kube/objects.js'
 import { MANAGED_BY, MANAGED_BY_LABEL } from '../verdict/manifest.js'
 

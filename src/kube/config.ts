@@ -1,6 +1,6 @@
 // The kubeconfig: the `kubeconfig` input (content) or the default chain, the chosen context, and every
 // secret in it so the caller can mask them (core.setSecret) before anything is logged.
-// client-node 2.x: loadFromString / loadFromDefault (action-ecosystem.md §6.2).
+// client-node 2.x: loadFromString / loadFromDefault.
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { KubeConfig } from '@kubernetes/client-node'

@@ -1,4 +1,4 @@
-// The test's milestones on the controller's own clock (coder-k8s-api.md §1.3: startTime,
+// The test's milestones on the controller's own clock (status.startTime,
 // createAttemptTime, agentsReadyTime, completionTime), for the chart of the run. Pure.
 import type { CoderTemplateTest } from './objects.js'
 

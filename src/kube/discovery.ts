@@ -1,5 +1,5 @@
-// Is coder-k8s served in this cluster? coder-k8s-api.md §0 (check the CRD is served at runtime) and
-// §2.1 (aggregated discovery: `codertemplates/promote`).
+// Is coder-k8s served in this cluster: the CRD, and `codertemplates/promote` in aggregated discovery?
+// Checked at runtime, as a coder-k8s release may not serve the CRD or run its controller (guess).
 import type { KubeConfig } from '@kubernetes/client-node'
 import { AGGREGATION_API_VERSION, TEST_API_VERSION, TEST_PLURAL } from './objects.js'
 import { kubeRequest, serverOf, statusMessage } from './request.js'
@@ -73,7 +73,7 @@ async function assertResourceServed(
         `the kubeconfig's user may not read API discovery (${where} answered 403 Forbidden: ${statusMessage(response)})`
       )
     case 503:
-      // kube-apiserver answers 503 when an aggregated APIService is unavailable (coder-k8s-api.md §2.4).
+      // kube-apiserver answers 503 when an aggregated APIService is unavailable.
       throw new Error(
         `${groupVersion} is registered but unavailable (${where} answered 503: ${statusMessage(response)}): check ${servedBy}`
       )

@@ -1,5 +1,5 @@
 // The Kubernetes objects the gate reads and writes, as coder-k8s defines them.
-// Source: shared/reference/coder-k8s-api.md §1 (CoderTemplateTest) and §2.4 (promote subresource).
+// Source: coder/coder-k8s api/v1alpha1/codertemplatetest_types.go and api/aggregation/v1alpha1.
 
 export const TEST_GROUP = 'coder.com'
 export const TEST_VERSION = 'v1alpha1'
@@ -17,7 +17,7 @@ export interface NameValue {
   value: string
 }
 
-/** §1.2: exactly one of name, id or active is set; the gate only ever writes `name`. */
+/** The CRD allows exactly one of name, id or active; the gate only ever writes `name`. */
 export interface TestVersionSelector {
   name?: string
   id?: string
@@ -33,7 +33,7 @@ export interface CoderTemplateTestSpec {
   ttlSecondsAfterFinished?: number
 }
 
-/** metav1.Condition (§1.5). */
+/** metav1.Condition. */
 export interface Condition {
   type: string
   status: 'True' | 'False' | 'Unknown' | string
@@ -43,7 +43,7 @@ export interface Condition {
   lastTransitionTime?: string
 }
 
-/** §1.3. Every field is optional: the first reconcile writes no status at all (§1.7). */
+/** Every field is optional: the first reconcile writes no status at all. */
 export interface CoderTemplateTestStatus {
   observedGeneration?: number
   phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | string
@@ -79,7 +79,7 @@ export interface CoderTemplateTest {
   status?: CoderTemplateTestStatus | null
 }
 
-/** §2.4: the answer of the promote subresource. */
+/** The answer of the promote subresource. */
 export type PromotionResult = 'Promoted' | 'AlreadyActive' | 'WouldPromote'
 
 export interface CoderTemplateVersionPromotion {

@@ -1,6 +1,6 @@
 // The promote subresource of the coder-k8s aggregated API, and the active-version read used after a
-// 409 or 503 answer. Facts: coder-k8s-api.md §2.4 (request, answers, time budgets, retry rules),
-// §2.2 (CoderTemplate status.activeVersionID), §2.3 (versions list labels, status.active / status.id).
+// 409 or 503 answer (request, answers, time budgets, retry rules, the template and version status):
+// https://github.com/coder/coder-k8s/blob/main/docs/reference/aggregated-api-behavior.md
 import type { KubeConfig } from '@kubernetes/client-node'
 import { AGGREGATION_API_VERSION, PROMOTION_KIND } from './objects.js'
 import type { CoderTemplateVersionPromotion, KubeStatus } from './objects.js'
@@ -22,7 +22,7 @@ export interface PromoteOptions {
   versionID: string
   dryRun: boolean
   signal?: AbortSignal
-  /** Client timeout; default 30000 (§2.4 time budgets: above 15 s, at most 34 s; the E2E uses 30 s). */
+  /** Client timeout; default 30000 (above 15 s, at most 34 s; coder-k8s's E2E uses 30 s). */
   timeoutMs?: number
 }
 
@@ -52,13 +52,13 @@ export async function postPromotion(options: PromoteOptions): Promise<PostedProm
       method: 'POST',
       path,
       query: {
-        // §2.4: dry-run must be exactly `All`.
+        // dry-run must be exactly `All` (any other value answers 422).
         dryRun: options.dryRun ? 'All' : undefined,
-        // §2.4 time budgets: the API server allows a create 34 s; a shorter `?timeout=` lowers its
+        // The API server allows a create 34 s; a shorter `?timeout=` lowers its
         // deadline, so an attempted activation is answered (Promoted/409/503) before we give up.
         timeout: serverTimeout(timeoutMs)
       },
-      // §2.4: the E2E and the unit tests send apiVersion and kind with the spec.
+      // coder-k8s's E2E and unit tests send apiVersion and kind with the spec.
       body: {
         apiVersion: AGGREGATION_API_VERSION,
         kind: PROMOTION_KIND,
@@ -131,14 +131,14 @@ export interface ReadActiveOptions {
   /** `<org>.<template>`. */
   template: string
   signal?: AbortSignal
-  /** Per-request client timeout; default 30000 (§2.3: versions get/list are capped at 25 s). */
+  /** Per-request client timeout; default 30000 (versions get/list are capped at 25 s). */
   timeoutMs?: number
 }
 
 /**
- * The template's active version ID: CoderTemplate `status.activeVersionID` (§2.2), or, when that GET
+ * The template's active version ID: CoderTemplate `status.activeVersionID`, or, when that GET
  * is forbidden or fails, the versions list filtered by the template labels with `status.active`
- * (§2.3, §2.4 retry rules). null: the template does not exist or no version is active.
+ * (the documented re-read after 409 or 503). null: the template does not exist or no version is active.
  */
 export async function readActiveVersionID(options: ReadActiveOptions): Promise<string | null> {
   const timeoutMs = options.timeoutMs ?? 30000
@@ -157,7 +157,7 @@ export async function readActiveVersionID(options: ReadActiveOptions): Promise<s
 type TemplateActive =
   { settled: true; activeVersionID: string | null } | { settled: false; failure: string }
 
-/** §2.2: CoderTemplate status.activeVersionID. Throws only when the caller's signal aborts. */
+/** CoderTemplate status.activeVersionID. Throws only when the caller's signal aborts. */
 async function readTemplateActive(
   options: ReadActiveOptions,
   timeoutMs: number
@@ -187,7 +187,7 @@ async function readTemplateActive(
   }
 }
 
-/** §2.3: the versions list by the template labels; the item with status.active. */
+/** The versions list by the template labels; the item with status.active. */
 async function listActiveVersionID(
   options: ReadActiveOptions,
   timeoutMs: number,
@@ -233,7 +233,7 @@ function activeInItems(
     status?: { active?: unknown; id?: unknown }
   }[]) {
     // The label selector already filters; check again in case a server ignores it. An item without
-    // the labels (§2.3: every version carries them) proves nothing about this template: skip it.
+    // the labels (every version carries them) proves nothing about this template: skip it.
     const labels = item?.metadata?.labels
     if (
       labels?.['aggregation.coder.com/organization'] !== organization ||

@@ -1,7 +1,7 @@
 // One helper for raw authenticated requests to the Kubernetes API server (GET/POST JSON), shared by
 // discovery, the wait, and the promote subresource.
 // client-node 2.x: RequestContext + kc.applySecurityAuthentication(ctx) + its own undici fetch with
-// ctx.getDispatcher() (action-ecosystem.md §6.3). We send through client-node's exported
+// ctx.getDispatcher(), as client-node's Watch does. We send through client-node's exported
 // IsomorphicFetchHttpLibrary so the dispatcher and fetch come from the same undici (client-node's
 // undici 8); the undici hoisted in our node_modules is 6.x and would not match that dispatcher.
 import { raceAbort } from '../timing/abort.js'

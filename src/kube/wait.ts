@@ -2,8 +2,8 @@
 // The decisions are the reducer in watch-state.ts; this file does the I/O it asks for: a GET of the
 // object, a LIST by name (fieldSelector=metadata.name=<name>) for a current resourceVersion, one
 // watch of that object from the resourceVersion the reducer holds, backoff sleeps and a deadline
-// timer. Facts: coder-k8s-api.md §1.1 (REST path, watch with fieldSelector), action-ecosystem.md
-// §6.4 (client-node 2.0.1 Watch, 30 s inactivity timeout).
+// timer. Facts: the CRD's REST path and a watch by fieldSelector, as coder-k8s's E2E does; client-node
+// 2.0.1's Watch ends a quiet stream after 30 s (kubernetes-client/javascript#3022).
 import { TEST_API_VERSION, TEST_PLURAL } from './objects.js'
 import type { CoderTemplateTest } from './objects.js'
 import { withJitter } from '../timing/backoff.js'

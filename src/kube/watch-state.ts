@@ -2,7 +2,7 @@
 // next action out. src/kube/wait.ts does the I/O (GET, LIST, watch, sleeps, timers).
 // - The next watch starts from the newest resourceVersion seen, bookmarks included, so an idle wait
 //   resumes where its stream ended instead of from the object's old resourceVersion (a 410 Gone and
-//   a re-list once that is compacted). action-ecosystem.md §6.4: reconnect from the last
+//   a re-list once that is compacted). client-node's Watch leaves it to us: reconnect from the last
 //   resourceVersion, re-list on 410 Gone.
 // - A stream that ended cleanly or went quiet is resumed from the newest resourceVersion without a
 //   read, news or not: the API server replays every change after that resourceVersion (or answers

@@ -1,6 +1,6 @@
 // One watch of the test through client-node's Watch, fed to the reducer (watch-state.ts) event by
-// event until it asks for something other than to keep watching. Facts: action-ecosystem.md §6.4
-// (client-node 2.0.1 Watch: `done` on close or error, a 30 s inactivity timeout).
+// event until it asks for something other than to keep watching. Facts: client-node's Watch
+// (2.0.1: `done` on close or error, a 30 s inactivity timeout: kubernetes-client/javascript#3022).
 import { Watch } from '@kubernetes/client-node'
 import { KubeAbortError } from './request.js'
 import { advance, deadlineOf, eventOfWatch, eventOfWatchEnd } from './watch-state.js'
@@ -85,7 +85,7 @@ export const DEFAULT_WATCH_TIMEOUT_SECONDS = 300
 /**
  * client-node's client-side inactivity limit for a watch of `timeoutSeconds`: above it, so a quiet
  * stream lives until the server ends it (client-go's reflector keeps a watch open for its
- * server-side timeout too). client-node 2.0.1 would cut it after 30 s (action-ecosystem.md §6.4),
+ * server-side timeout too). client-node 2.0.1 would cut it after 30 s of quiet,
  * which made a quiet wait re-watch twice a minute. The wait's own deadline timer still bounds it.
  */
 export function inactivityLimitMs(timeoutSeconds: number): number {

@@ -1,7 +1,7 @@
 // The promote answer -> the next action. Pure, so that every row of the table has a test.
-// Facts: coder-k8s-api.md §2.4 (results, error codes, confirmation table, retry rules).
+// Facts: https://github.com/coder/coder-k8s/blob/main/docs/reference/aggregated-api-behavior.md
 // The HTTP status and the Status fields (reason, code, details) decide. A message refines the class
-// only where §2.4 has two answers with the same code and reason but different effects, and then only
+// only where the docs have two answers with the same code and reason but different effects, and then only
 // when it is one of the exact documented texts, with our own version, template and namespace in it:
 // the text comes from another system and may quote anything, so any other text takes the safe way
 // (read the active version first; never a blind retry).
@@ -101,7 +101,7 @@ export function decideAnswer(
   }
 }
 
-/** §2.4 error answers that share code and reason with an answer of another effect. */
+/** Documented error answers that share code and reason with an answer of another effect. */
 type DocumentedError =
   'not-attempted' | 'apiserver-unavailable' | 'nothing-changed' | 'no-control-plane'
 
@@ -122,9 +122,9 @@ const form = (
 ): DocumentedForm => ({ code, reason, means, messages })
 
 /**
- * The exact texts of §2.4, with our values in them. Prefixes: apimachinery's NewTimeoutError adds
- * "Timeout: " and NewConflict "Operation cannot be fulfilled on <resource> "<name>": " (§2.4 quotes
- * the text after them). The control-plane texts (§2.4's last rows) as the coder-k8s source words
+ * The exact documented texts, with our values in them. Prefixes: apimachinery's NewTimeoutError adds
+ * "Timeout: " and NewConflict "Operation cannot be fulfilled on <resource> "<name>": " (the docs quote
+ * the text after them). The control-plane texts (the docs' last rows) as the coder-k8s source words
  * them (internal/aggregated/coder/controlplane_provider.go, provider.go).
  */
 function documentedForms(versionID: string, template: string, namespace: string): DocumentedForm[] {
@@ -188,7 +188,7 @@ function rbacAdvice(template: string, namespace: string): string {
   return `the action's Kubernetes identity needs RBAC: verb "create" on resource "codertemplates/promote" in API group "aggregation.coder.com", namespace "${namespace}", resourceNames ["${template}"] (see config/rbac/gate-role.yaml)`
 }
 
-/** §2.4: NotFound naming our template means it is missing in Coder; any other 404 is a missing API. */
+/** NotFound naming our template means it is missing in Coder; any other 404 is a missing API. */
 function notFoundAdvice(answer: PromoteAnswer, template: string, namespace: string): string {
   const details = answer.status?.details
   if (
@@ -233,7 +233,7 @@ function decideCreated(
 }
 
 /**
- * After a 409, a 503 or no answer: the active version decides (§2.4 retry rules). Ours: promoted.
+ * After a 409, a 503 or no answer: the active version decides (retry rules). Ours: promoted.
  * The one active before we started: try again, but only when the answer said nothing was applied
  * or could not tell. Anything else: another writer won; never overwrite it.
  */

@@ -1,4 +1,4 @@
-// The promotion guard (interface.md, "Promotion guard"): decided right before the promote request,
+// The promotion guard (README, "Promotion guard"): decided right before the promote request,
 // from the active version read again at that moment. The gate never overwrites another writer and
 // never rolls back a newer version unless allow-rollback says so. Pure.
 

@@ -1,6 +1,6 @@
 // The promote step: one request per attempt, decided by the pure table in promotion.ts, with a
-// re-read of the active version before any retry after an unclear answer (coder-k8s-api.md §2.4),
-// and the promotion guard again before every re-send (interface.md, "Promotion guard"): another
+// re-read of the active version before any retry after an unclear answer (answer.ts cites why),
+// and the promotion guard again before every re-send (README, "Promotion guard"): another
 // writer may activate a version during the pause, and the gate never overwrites it.
 // The I/O is injected so that the loop runs unchanged against any API server.
 import { type GuardDecision, type GuardInput, guardPromotion, type VersionFacts } from './guard.js'
@@ -56,7 +56,7 @@ export class PromotionRefusedError extends Error {
   }
 }
 
-/** Never start a promotion after a cancel (action-ecosystem.md §5.4). */
+/** Never start a promotion after a cancel. */
 function throwIfCancelled(signal: AbortSignal, outcomeUnknown: boolean): void {
   if (!signal.aborted) return
   throw new PromotionCancelledError(

@@ -1,6 +1,6 @@
 // The run as a Mermaid gantt chart, for the job summary and the pull-request comment: each step
 // from the journal's start and end, then the test's milestones on the controller's own clock
-// (coder-k8s-api.md §1.3). It sits beside the text timeline, which stays for screen readers. Pure.
+// (its status times). It sits beside the text timeline, which stays for screen readers. Pure.
 // One axis for two clocks: a skew between the runner and the cluster shifts the test's section.
 import type { ControllerClock } from '../kube/controller-clock.js'
 import type { RunReport, StepRow } from './report.js'

@@ -39,19 +39,19 @@ function inCoder(report: LeftBehindFacts): string[] {
       ]
     // The located version is the test job's, which says what stays behind; nothing new here.
     if (version.origin === 'located') return []
-    // guess: `coder templates versions archive` is from Coder's docs; coder-cli.md does not cover it.
+    // https://coder.com/docs/reference/cli/templates_versions_archive
     return [
       `Version ${ours} stays in Coder, inactive; a re-run of this commit reuses it. When it is not needed: \`coder templates versions archive ${template} ${version.name ?? ''}${at} --yes\`.`
     ]
   }
   if (version.origin !== 'import-failed') return []
-  // coder-cli.md §1.7: a failed import keeps its version, inactive, with its name taken.
+  // A failed import keeps its version, inactive, with its name taken.
   return [
     `Coder may hold a version named ${version.name ?? ''} whose import failed or was cancelled: Coder keeps such versions, inactive, and their name stays taken. Push under a new version name; list them with \`coder templates versions list ${template}${at} --include-archived\`.`
   ]
 }
 
-/** The command that shows which version of the template is active (coder-cli.md §3, the CLI equivalents). */
+/** The command that shows which version of the template is active (its `active` column). */
 export function activeVersionCheck(template: Pick<TemplatePart, 'name' | 'organization'>): string {
   const at = template.organization ? ` -O ${template.organization}` : ''
   return `coder templates versions list ${template.name ?? ''}${at}`
@@ -147,8 +147,8 @@ function inCluster(report: LeftBehindFacts): string[] {
 }
 
 /**
- * The test workspace after the run, from the WorkspaceDeleted condition (coder-k8s-api.md §1.5, and
- * §1.10: the finalizer is released on True, Retained and ControlPlaneGone, so then nobody deletes it).
+ * The test workspace after the run, from the WorkspaceDeleted condition. The controller releases its
+ * finalizer on True, Retained and ControlPlaneGone, so then nobody deletes the workspace.
  */
 const WORKSPACE_AFTER: Record<string, (name: string) => string> = {
   'True/Deleted': (name) => `; its workspace ${name} is deleted`,

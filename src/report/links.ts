@@ -18,8 +18,8 @@ function segments(...parts: string[]): string {
 }
 
 /**
- * A template version in the Coder dashboard: /templates/<org>/<template>/versions/<version>, the
- * form of issue 11. guess: Coder's dashboard route since organizations (v2.16); older dashboards
+ * A template version in the Coder dashboard: /templates/<org>/<template>/versions/<version>.
+ * guess: Coder's dashboard route since organizations (v2.16); older dashboards
  * route /templates/<template>/versions/<version>.
  */
 export function coderVersionUrl(

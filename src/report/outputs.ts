@@ -1,4 +1,4 @@
-// The step outputs of interface.md, all strings, set on every path. The edge of the report: an
+// The step outputs of action.yml, all strings, set on every path. The edge of the report: an
 // unknown fact (undefined in the report) is written as '' here, and nowhere else.
 import type { RunReport } from './report.js'
 import { testResultsJson } from './test-results.js'

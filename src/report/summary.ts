@@ -1,6 +1,6 @@
-// The job summary, rendered from the run report with core.summary. core.summary escapes nothing
-// (action-ecosystem.md §5.1), so every text from the cluster, Coder, Git or the inputs is escaped
-// here, and each one is cut so that the summary stays far below the 1 MiB cap.
+// The job summary, rendered from the run report with core.summary, which escapes nothing
+// (actions/toolkit packages/core/src/summary.ts): every text from the cluster, Coder, Git or the
+// inputs is escaped here, and each one is cut so that the summary stays far below the 1 MiB cap.
 import * as core from '@actions/core'
 import {
   isSuccess,

@@ -1,5 +1,5 @@
 // Names: Coder's name rules, the version derived from the workflow event, and the test name.
-// Facts: coder-cli.md §2 (codersdk/name.go) and coder-k8s-api.md §4 (name rules).
+// Facts: https://github.com/coder/coder/blob/main/codersdk/name.go and the coder-k8s CRD.
 import { createHash } from 'node:crypto'
 
 /** codersdk NameValid: template and organization names. */
@@ -14,7 +14,7 @@ export const VERSION_NAME_MAX = 64
 /** Kubernetes object names that must also fit a label value: a DNS-1123 label. */
 export const DNS1123_LABEL_PATTERN = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$/
 export const DNS1123_LABEL_MAX = 63
-/** DNS-1123 subdomain, as the CRD demands of spec.controlPlaneRef.name (§1.2). */
+/** DNS-1123 subdomain, as the CRD demands of spec.controlPlaneRef.name. */
 export const DNS1123_SUBDOMAIN_PATTERN =
   /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*$/
 export const DNS1123_SUBDOMAIN_MAX = 253
@@ -83,7 +83,7 @@ export interface DerivedVersion {
 }
 
 /**
- * interface.md `version`: a tag ref gives the tag name; pull_request gives pr-<number>-<sha7>
+ * Input `version` (action.yml): a tag ref gives the tag name; pull_request gives pr-<number>-<sha7>
  * (the PR head sha); any other ref gives <branch>-<sha7>. The result follows Coder's version rule.
  */
 export function deriveVersion(context: RevisionContext): DerivedVersion {
@@ -124,7 +124,7 @@ export function sanitiseVersion(raw: string, max = VERSION_NAME_MAX): string {
 }
 
 /**
- * coder-k8s-api.md §4: `<template>-<version>` as a DNS-1123 label: lowercase, "." and "_" become
+ * `<template>-<version>` as a DNS-1123 label: lowercase, "." and "_" become
  * "-", runs of "-" collapse, at most 63 characters with a stable hash suffix when cut.
  * Different versions can map to one name (V2.0_rc1 and v2-0-rc1); the spec comparison catches that.
  */

@@ -1,6 +1,6 @@
 // Every input of action.yml parsed and validated into one typed Settings object, before any step
 // runs. Pure: the caller passes the raw values, the run context and the file reads, so every rule
-// has a table test. The input names and defaults are fixed by shared/design/interface.md.
+// has a table test. The input names and defaults are fixed by action.yml.
 import path from 'node:path'
 import type { NameValue } from '../kube/objects.js'
 import {
@@ -155,7 +155,7 @@ function parseVersion(
   return { version: derived.name, versionSource: derived.source, versionRaw: derived.raw }
 }
 
-/** variables-file (a YAML map, coder-cli.md §1.1 `--variables-file`), then `variables` over it. */
+/** variables-file (a YAML map, the CLI's `--variables-file` format), then `variables` over it. */
 function parseVariables(reader: Reader, context: RunContext, files: FileAccess): NameValue[] {
   const fromInput = reader.nameValues('variables')
   const file = reader.raw('variables-file')

@@ -1,9 +1,9 @@
-// The rules of the mode input (interface.md, `mode` and `expected-active-version-id`): which job
+// The rules of the mode input (action.yml, `mode` and `expected-active-version-id`): which job
 // this run is, and the promote setting that goes with it. Pure.
 import type { InputReader } from './rules.js'
 import type { InputName, PromoteMode, RunMode } from './settings.js'
 
-// Coder IDs are UUIDs (coder-api-subset.json, format uuid).
+// Coder IDs are UUIDs (format uuid in Coder's API description, coderd/apidoc/swagger.json).
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export interface ModeSettings {

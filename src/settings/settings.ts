@@ -1,4 +1,4 @@
-// The action's inputs (names fixed by shared/design/interface.md) and the typed Settings that
+// The action's inputs (names fixed by action.yml) and the typed Settings that
 // src/settings/parse.ts parses them into. Steps take the part of Settings they need.
 import type { NameValue } from '../kube/objects.js'
 import type { InputError as GenericInputError } from './rules.js'
@@ -60,14 +60,14 @@ export const SECRET_INPUTS: readonly InputName[] = [
 
 /**
  * The wait allowance on top of test-timeout-seconds. The test's clock starts only at
- * status.startTime (coder-k8s-api.md §1.9), so the wait must also cover the controller starting or
- * recovering before that; §5.4 adds the workspace delete too, although §1.2 counts the delete build
- * inside timeoutSeconds. 600 s covers a controller restart and the delete with room to spare.
+ * status.startTime, so the wait must also cover the controller starting or recovering before that.
+ * coder-k8s's docs/how-to/gitops.md adds the workspace delete too, although the CRD's timeoutSeconds
+ * bounds the delete build. 600 s covers a controller restart and the delete with room to spare.
  */
 export const WAIT_ALLOWANCE_SECONDS = 600
 /** The longest wait any input may ask for: 5 days, the job limit of self-hosted runners. */
 export const MAX_WAIT_SECONDS = 432_000
-/** Coder accepts up to 1 MiB (coder-cli.md §1.1); the message still goes on the command line. */
+/** Coder accepts up to 1 MiB; the message still goes on the command line. */
 export const MESSAGE_MAX = 65_536
 export const KEEP_TESTS_MAX = 1000
 export const KEEP_VERSIONS_MAX = 1000

@@ -32,7 +32,7 @@ export interface ValidInputs {
 export const MIN_MASKED_VARIABLE_LENGTH = 3
 
 export function validateInputs(input: InputsStepInput): StepResult<ValidInputs> {
-  // action-ecosystem.md §5.2: a secret is hidden only from the moment it is registered.
+  // core.setSecret hides a value only in later log lines: register every secret first.
   for (const name of SECRET_INPUTS) {
     const value = input.read(name).trim()
     if (value) input.mask(value)

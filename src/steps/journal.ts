@@ -113,7 +113,7 @@ export class Journal {
     const context = { ...this.context, publish }
     let result: StepResult<StepValues[K], StepFacts[K]>
     try {
-      // No step starts after a cancel (action-ecosystem.md §5.4).
+      // No step starts after a cancel.
       if (signal.aborted) throw new CancelledWhileWaiting()
       const work = options.group ? log.group(options.group, () => body(context)) : body(context)
       // A cancel must not wait for work that cannot be interrupted (a rate-limit sleep, say).

@@ -1,4 +1,4 @@
-// The promote job's locate step (interface.md, `mode: promote`): finds what the test job left,
+// The promote job's locate step (action.yml, `mode: promote`): finds what the test job left,
 // changing nothing. This commit's version of `version` in Coder (by name and commit marker), the
 // manifest <gitops-path>/<test-name>.yaml on gitops-branch, and the guard's starting point.
 import type { CoderTemplateTest } from '../kube/objects.js'

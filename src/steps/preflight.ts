@@ -1,5 +1,5 @@
 // Step 2, preflight: read-only checks of Coder, the GitOps repository and Kubernetes before any side
-// effect (interface.md, "Order of effects" 2). The three systems are checked at once, and every
+// effect (README, "Preflight"). The three systems are checked at once, and every
 // failed check is listed with what to grant or change.
 import type { KubeConfig } from '@kubernetes/client-node'
 import type { CoderClient } from '../coder/client.js'

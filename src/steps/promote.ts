@@ -1,5 +1,5 @@
 // Step 6, promote: exactly the version that was tested, through the codertemplates/promote
-// subresource, behind the promotion guard (interface.md): the active version is read again right
+// subresource, behind the promotion guard (README): the active version is read again right
 // before the request. Safe to run twice: our version active already is AlreadyActive, no request.
 import type { KubeConfig } from '@kubernetes/client-node'
 import type { PromotionResult } from '../kube/objects.js'

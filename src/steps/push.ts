@@ -9,14 +9,14 @@ import { hasVersionMarker } from '../coder/version-identity.js'
 import type { Preflight } from './preflight.js'
 import { clockOf, failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
 
-/** `coder templates push` has no timeout of its own (coder-cli.md §5): ours. */
+/** `coder templates push` has no timeout of its own: ours. */
 export const PUSH_TIMEOUT_MS = 20 * 60 * 1000
-/** On a cancel, the CLI gets this long to cancel its import job (it traps SIGINT, coder-cli.md §1.3). */
+/** On a cancel, the CLI gets this long to cancel its import job (it traps SIGINT). */
 export const PUSH_CANCEL_GRACE_MS = 3000
 
 export interface Pushed {
   versionId: string
-  /** The name Coder holds: old CLIs ignored --name when they created a template (coder-cli.md §1.5). */
+  /** The name Coder holds: old CLIs ignored --name creating a template (coder/coder#17031). */
   versionName: string
   createdAt: string
   /** The template as Coder spells it (its lookup by name ignores case). */
@@ -26,7 +26,7 @@ export interface Pushed {
   reused: boolean
   /**
    * Version name -> Coder's created_at, for every version of the template, archived ones included
-   * (coder-api-subset.md: the list leaves them out unless include_archived=true). Read only when
+   * (the list leaves them out unless include_archived=true). Read only when
    * asked (keep-tests): the commit step orders the manifests it prunes by these times.
    */
   versionCreatedAt?: Readonly<Record<string, string>>

@@ -1,6 +1,6 @@
 // keep-versions and archive-failed: after the outcome is known, archive this template's older
 // gate-pushed versions and, when its test ended Failed, this run's version. Never fails the run: a
-// problem here is a warning, and the summary lists what stayed (interface.md, keep-versions).
+// problem here is a warning, and the summary lists what stayed (action.yml, keep-versions).
 import type { CoderClient, CoderTemplateVersion } from '../coder/client.js'
 import { isJobActive } from '../coder/client.js'
 import { archiveVersion, listTemplateVersions } from '../coder/versions.js'

@@ -1,6 +1,6 @@
 // Gate integrity: the one object read that gave the verdict must prove what this run pushed.
 // Anyone who can create tests can create our test's name first, with another spec
-// (coder-k8s-api.md §5.1 and §5.3).
+// (https://github.com/coder/coder-k8s/blob/main/docs/how-to/gitops.md).
 import type { CoderTemplateTest, CoderTemplateTestSpec } from '../kube/objects.js'
 import { specDifferences } from './manifest.js'
 

@@ -1,4 +1,4 @@
-// The promote job's decisions about what the test job left (interface.md, `mode: promote`): the
+// The promote job's decisions about what the test job left (action.yml, `mode: promote`): the
 // version must be this commit's, and the manifest on gitops-branch must be the test of that
 // version. Each problem names what was found. Pure.
 import type { CoderTemplateTest } from '../kube/objects.js'

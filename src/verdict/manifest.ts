@@ -1,5 +1,5 @@
 // The CoderTemplateTest manifest that the gate commits, as deterministic YAML, and the comparison
-// of a live spec with it. Facts: coder-k8s-api.md §1.2 (spec, defaults, immutability) and §5.
+// of a live spec with it. Facts: coder-k8s's CRD and docs/how-to/gitops.md (coder/coder-k8s).
 import { isDeepStrictEqual } from 'node:util'
 import YAML from 'yaml'
 import {
@@ -10,7 +10,7 @@ import {
   TEST_KIND
 } from '../kube/objects.js'
 
-/** §1.2: the API server writes this default, so a stored object always has timeoutSeconds. */
+/** The CRD's default: the API server writes it, so a stored object always has timeoutSeconds. */
 const DEFAULT_TIMEOUT_SECONDS = 900
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by'
 export const MANAGED_BY = 'coder-template-gate'
@@ -20,7 +20,7 @@ export function manifestPathOf(folder: string, testName: string): string {
   return folder ? `${folder}/${testName}.yaml` : `${testName}.yaml`
 }
 
-/** The branch of pull-request mode (interface.md, gitops-mode). */
+/** The branch of pull-request mode (action.yml, gitops-mode). */
 export function pullRequestBranch(testName: string): string {
   return `coder-template-gate/${testName}`
 }
@@ -29,7 +29,7 @@ export interface ManifestParams {
   testName: string
   namespace: string
   controlPlane: string
-  /** Canonical organization name: never the alias `default` (coder-cli.md §3). */
+  /** Canonical organization name: never the alias `default`, which the aggregated API rejects. */
   organization: string
   /** Canonical template name. */
   template: string
@@ -48,7 +48,7 @@ export function buildTestManifest(params: ManifestParams): CoderTemplateTest {
     spec.parameters = params.parameters.map(({ name, value }) => ({ name, value }))
   }
   // Always explicit, so that Git shows the deadline the test runs with. Never
-  // ttlSecondsAfterFinished: GitOps would recreate the deleted test forever (§1.2).
+  // ttlSecondsAfterFinished: GitOps would recreate the deleted test forever.
   spec.timeoutSeconds = params.timeoutSeconds
   return {
     apiVersion: TEST_API_VERSION,
@@ -119,7 +119,7 @@ export function sameTest(existing: CoderTemplateTest | null, wanted: CoderTempla
 
 /**
  * Every difference between the spec we committed and a live spec, as readable lines such as
- * `spec.version.name: committed "v2", found "v3"`. The whole spec counts (§5.1): a field that only
+ * `spec.version.name: committed "v2", found "v3"`. The whole spec counts: a field that only
  * the live object has is a difference too. The only normalisation is the server's timeoutSeconds
  * default.
  */
@@ -147,7 +147,7 @@ function collectDifferences(at: string, committed: unknown, live: unknown, out: 
   out.push(`${at}: committed ${show(committed)}, found ${show(live)}`)
 }
 
-/** spec.parameters is a list-map keyed by name (§1.2): compare it as name -> value. */
+/** spec.parameters is a list-map keyed by name in the CRD: compare it as name -> value. */
 function compareParameters(committed: NameValue[], live: unknown[], out: string[]): void {
   const liveByName = new Map<string, unknown>()
   for (const entry of live) {

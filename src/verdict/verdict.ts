@@ -2,15 +2,15 @@
 // The same rules as config/gitops (Argo CD Lua and Flux CEL), made stricter where they differ:
 // the gate passes only where both tools say Healthy/Current and fails only where both say
 // Degraded/Failed (test/config/gitops checks this over one fixture table).
-// Facts: shared/reference/coder-k8s-api.md §1.4 (phases), §1.7 (observedGeneration), §1.8 (Succeeded).
+// Facts: https://github.com/coder/coder-k8s/blob/main/docs/how-to/test-templates.md
 import type { CoderTemplateTest, Condition } from '../kube/objects.js'
 
 export type WaitingWhy =
-  | 'no-status' // the controller has not written a status yet (§1.7: the first reconcile writes none)
+  | 'no-status' // the controller has not written a status yet (the first reconcile writes none)
   | 'stale-generation' // status.observedGeneration != metadata.generation
   | 'deleting' // metadata.deletionTimestamp is set: a deleting object never passes
   | 'in-progress' // Pending or Running
-  | 'succeeded-not-ready' // Succeeded without Ready=True: not a pass (§1.8 says they come together)
+  | 'succeeded-not-ready' // Succeeded without Ready=True: not a pass (the controller sets both together)
   | 'unknown-phase' // no phase, or one outside the CRD enum
 
 export interface Observed {
@@ -62,7 +62,7 @@ export function verdictOf(test: CoderTemplateTest): Verdict {
 }
 
 /**
- * Ready=True, and, where the condition carries its own observedGeneration (§1.5), of this
+ * Ready=True, and, where the condition carries its own observedGeneration, of this
  * generation. Stricter than the GitOps rules, which read only type and status.
  */
 function isReadyAtGeneration(conditions: unknown, generation: number | undefined): boolean {

@@ -1,5 +1,5 @@
 // One line of advice per known failure reason of a CoderTemplateTest.
-// The reasons are exact; the advice follows the glosses of coder-k8s-api.md §1.6.
+// The reasons are exact (coder-k8s docs/how-to/test-templates.md); the advice is our gloss of them.
 const FAILURE_ADVICE: Record<string, string> = {
   DeadlineExceeded:
     'The test ran out of time; the message names the last wait. Raise test-timeout-seconds, or look at why that step is slow (build, agent startup, delete).',

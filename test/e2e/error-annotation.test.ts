@@ -1,4 +1,4 @@
-// End to end, issue 19.9: the one error annotation says why, not only what. It holds the error, the
+// End to end: the one error annotation says why, not only what. It holds the error, the
 // reason lines (the failed checks, the integrity differences) and what to set, as the runner reads
 // the `::error` line of the log.
 import { describe, expect, it } from '@jest/globals'

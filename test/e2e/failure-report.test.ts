@@ -1,4 +1,4 @@
-// End to end, issue 11 "A report people act on": every failure kind ends with a summary and a log
+// End to end, a report people act on: every failure kind ends with a summary and a log
 // epilogue that say what happened and what to do next — the failed step's own detail, the test
 // workspace, links to the version in Coder, the GitOps commit or pull request and the run, version
 // names beside their IDs, the kubectl command where a test exists, and what stays behind.

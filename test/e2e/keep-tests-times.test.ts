@@ -1,4 +1,4 @@
-// End to end, where keep-tests gets the creation times it orders the manifests by (issue 22, 4): the
+// End to end, where keep-tests gets the creation times it orders the manifests by: the
 // push step lists the template's versions once, archived ones included, and the commit step asks
 // Coder nothing.
 import { describe, expect, it } from '@jest/globals'

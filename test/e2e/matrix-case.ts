@@ -1,4 +1,4 @@
-// The matrix e2e case of one mode (issue 23): ten gates of ten templates at once against one world
+// The matrix e2e case of one mode: ten gates of ten templates at once against one world
 // under GitHub's secondary limits; every gate must promote. One file per mode, so that jest runs
 // the two side by side. A correctness test: no timings are asserted.
 import { expect, it } from '@jest/globals'

@@ -1,4 +1,4 @@
-// End to end, issue 23: gates racing on one branch while GitHub's content-creating limit refuses
+// End to end: gates racing on one branch while GitHub's content-creating limit refuses
 // some of their commits. A refused commit is not sent again as it was (its pinned head is stale by
 // then): the gate waits as GitHub asked, reads the head again and commits on it
 // (src/gitops/commit-rate-limit.ts). Every gate must still promote. The limit is 4 content requests a

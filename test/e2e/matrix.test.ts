@@ -1,4 +1,4 @@
-// End to end, issue 23: ten gates of ten templates at once against one world (one Coder, one API
+// End to end: ten gates of ten templates at once against one world (one Coder, one API
 // server, one GitOps repository and branch, one GitHub token) with GitHub's secondary limits
 // enforced at GitHub's numbers. A correctness test: every gate promotes its own tested version; no
 // timings are asserted. Both modes: in commit mode the ten gates race on one branch, and the

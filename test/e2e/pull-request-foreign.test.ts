@@ -1,4 +1,4 @@
-// End to end, issue 19 points 1 and 5: pull-request mode merges only what the gate wrote, and a
+// End to end: pull-request mode merges only what the gate wrote, and a
 // merged pull request is done only while its manifest is on the base branch.
 import { describe, expect, it } from '@jest/globals'
 import { GITOPS_PATH, GITOPS_REPO, OWNER, type World, type WorldOptions } from '../sandbox/world.js'

@@ -109,7 +109,7 @@ describe('a release with an approval, end to end', () => {
     expect(run.stdout).toContain(`is v0.9.1 (${hotfix.id}) now`)
     expect(run.stdout).toContain("at the guard's starting point (expected-active-version-id")
     expect(run.outputs['active-version-id']).toBe(hotfix.id)
-    // The active version when this job started (interface.md), not expected-active-version-id.
+    // The active version when this job started, not expected-active-version-id.
     expect(run.outputs['previous-active-version-id']).toBe(hotfix.id)
     expect(activeVersionName(w)).toBe('v0.9.1')
     expect(promoteRequests(w)).toBe(0)

@@ -1,4 +1,4 @@
-// End to end, issue 20 "a Coder that stays tidy": keep-versions archives the gate's older versions
+// End to end, a Coder that stays tidy: keep-versions archives the gate's older versions
 // and nothing else; archive-failed archives this run's version when its test failed; dry-run only
 // lists. The run's chart is in the summary.
 import { describe, expect, it } from '@jest/globals'

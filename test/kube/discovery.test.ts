@@ -26,7 +26,7 @@ const testsList = apiResourceList('coder.com/v1alpha1', [
     verbs: ['get', 'patch', 'update']
   }
 ])
-// coder-k8s-api.md §2.1
+// The aggregated resources coder-k8s serves.
 const aggregationList = apiResourceList('aggregation.coder.com/v1alpha1', [
   {
     name: 'codertemplates',

@@ -1,4 +1,4 @@
-// postPromotion against the sandbox's aggregated API (real time budgets, coder-k8s-api.md §2.4):
+// postPromotion against the sandbox's aggregated API (the real time budgets of coder-k8s):
 // the `?timeout=` we send lowers the server's request deadline to our client timeout.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { loadKubeConfig } from '../../src/kube/config.js'

@@ -36,7 +36,7 @@ function promotion(versionID: string, result: string, previous: string, active: 
   }
 }
 
-// coder-k8s-api.md §2.4: the documented answers, with their exact messages, and the step that the
+// coder-k8s docs/reference/aggregated-api-behavior.md: the documented answers, with their exact messages, and the step that the
 // pure table (promotion.ts) takes for the answer as postPromotion hands it over.
 interface Case {
   n: number
@@ -272,7 +272,7 @@ describe('postPromotion', () => {
         kind: 'CoderTemplateVersionPromotion',
         spec: { versionID }
       })
-      // §2.4 time budgets: the default client timeout (30 s) lowers the server's deadline.
+      // Time budgets: the default client timeout (30 s) lowers the server's deadline.
       expect([...request.query.entries()]).toEqual(
         c.n === 203
           ? [
@@ -392,7 +392,7 @@ describe('postPromotion', () => {
   })
 })
 
-// The sandbox's aggregated API answers each §2.4 outcome with its own texts: the table must take the
+// The sandbox's aggregated API answers each documented outcome with its own texts: the table must take the
 // documented step for what postPromotion hands over from it.
 describe('postPromotion and the table against the sandbox aggregated API', () => {
   const coder = new FakeCoder('acme')

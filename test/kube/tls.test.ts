@@ -1,5 +1,5 @@
 // The kubeconfig's TLS settings reach the wire: the cluster CA verifies the server, and the client
-// certificate authenticates the user (client-node 2.x dispatcher, action-ecosystem.md §6.3).
+// certificate authenticates the user (client-node 2.x dispatcher).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'

@@ -3,7 +3,7 @@
 // delayMs after each commit, applies every `*.yaml` / `*.yml` under the watched folder as of that
 // commit. Absent objects are created; an object with the same spec is left alone; a changed spec of
 // an existing CoderTemplateTest is a sync error carrying the API server's immutable-spec message
-// (coder-k8s-api.md §1.2), as the real tools report a failed apply. Deleted files prune nothing by
+// (a CEL rule of the CRD), as the real tools report a failed apply. Deleted files prune nothing by
 // default (guess: the default of both tools without prune enabled); with `prune: true` an object
 // this loop applied that no file describes any more is deleted, as Argo CD's automated sync with
 // prune and Flux's Kustomization `prune: true` do.

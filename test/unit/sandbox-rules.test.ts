@@ -1,4 +1,4 @@
-// The sandbox keeps the product's rules (issue 21, point 3): under test/sandbox/ no file is over
+// The sandbox keeps the product's rules: under test/sandbox/ no file is over
 // 300 lines and no function over 60. Files still being split are named below; the list only
 // shrinks: a listed file that keeps the rules (or is gone) fails the test until it leaves the list.
 import { existsSync } from 'node:fs'

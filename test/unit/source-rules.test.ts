@@ -1,4 +1,4 @@
-// The house rules of src/ (issue 22, point 5), kept by a test: no import cycle between its files,
+// The house rules of src/, kept by a test: no import cycle between its files,
 // type-only imports included, no file over 300 lines and no function over 60. A function still over
 // is named below; the list only shrinks: an entry that keeps the rules (or is gone) fails the test.
 import { readFileSync } from 'node:fs'
@@ -15,7 +15,7 @@ const MAX_FUNCTION_LINES = 60
 
 const files = sourceFiles(ROOT, 'src')
 
-/** `file:name` of a function not split yet. Another change of issue 22 (4) reworks coder/cli.ts. */
+/** `file:name` of a function not split yet. */
 const NOT_YET_SPLIT = new Set<string>()
 
 describe('src/ has no import cycle', () => {
@@ -61,7 +61,7 @@ describe('imports run down, never up to the root of src/', () => {
 const HOST_NEUTRAL = ['src/gitops/host.ts', 'src/gitops/prune.ts', 'src/gitops/branch-guard.ts']
 const HOST_CLIENTS = /^(@octokit\/|@actions\/github$)/
 
-describe('src/steps/ knows the Git host only through gitops/host.ts (issue 22, point 3)', () => {
+describe('src/steps/ knows the Git host only through gitops/host.ts', () => {
   const graph = importGraph(ROOT, files)
   const reached = new Set(files.filter((file) => file.startsWith('src/steps/')))
   for (const file of reached) for (const target of graph.get(file) ?? []) reached.add(target)

@@ -1,17 +1,17 @@
 // Runs an Argo CD health script the way Argo CD runs it, with fengari standing in for gopher-lua.
-// Facts: shared/reference/health-rules.md §1.2 (VM), §1.3 (obj), §1.4 (result), §1.5 (deletion),
-// §4.2 (how to reproduce it with fengari).
+// Facts: https://github.com/argoproj/argo-cd/blob/master/util/lua/lua.go (VM, obj, result)
+// and argoproj/gitops-engine pkg/health/health.go (deletion).
 import { lauxlib, lua, lualib, to_jsstring, to_luastring } from 'fengari'
 import type { LuaState } from 'fengari'
 import luaparse from 'luaparse'
 
-/** What Argo CD keeps of a health result: status and message only (health-rules.md §1.4). */
+/** What Argo CD keeps of a health result: status and message only. */
 export interface ArgoHealth {
   status?: string
   message?: string
 }
 
-// health-rules.md §1.4: the only statuses Argo CD accepts from a script (case-sensitive).
+// The only statuses Argo CD accepts from a script (case-sensitive).
 export const ARGO_HEALTH_STATUSES = [
   'Unknown',
   'Progressing',
@@ -25,11 +25,11 @@ export const INVALID_HEALTH_STATUS = 'Lua returned an invalid health status'
 export const PENDING_DELETION = 'Pending deletion'
 export const HOOK_FINALIZER = 'argocd.argoproj.io/hook-finalizer'
 
-// guess: Argo CD stops a script after a 1-second context timeout (§1.2); an instruction budget is
+// guess: Argo CD stops a script after a 1-second context timeout; an instruction budget is
 // the deterministic stand-in, so a runaway script fails here without timing anything.
 const INSTRUCTION_BUDGET = 10_000_000
 
-/** Throws when the source is not Lua 5.1 (gopher-lua rejects 5.3 syntax that fengari accepts, §4.2). */
+/** Throws when the source is not Lua 5.1 (gopher-lua rejects 5.3 syntax that fengari accepts). */
 export function assertLua51(source: string): void {
   luaparse.parse(source, { luaVersion: '5.1', comments: false })
 }
@@ -37,7 +37,7 @@ export function assertLua51(source: string): void {
 const PENDING_DELETION_HEALTH: ArgoHealth = { status: 'Progressing', message: PENDING_DELETION }
 
 /**
- * What the Argo CD controller shows (§1.5, v3.0–v3.5.x): an object being deleted is
+ * What the Argo CD controller shows (v3.0–v3.5.x): an object being deleted is
  * `Progressing` / `Pending deletion` before any custom script runs, unless it carries the hook
  * finalizer.
  */
@@ -57,7 +57,7 @@ function skipsScript(obj: unknown): boolean {
   return deleting && !finalizers.includes(HOOK_FINALIZER)
 }
 
-/** The script's result as Argo CD reads it (§1.4); errors become `Unknown` with their text. */
+/** The script's result as Argo CD reads it; errors become `Unknown` with their text. */
 export function runArgoHealthScript(script: string, obj: unknown): ArgoHealth {
   const L = lauxlib.luaL_newstate()
   try {
@@ -84,7 +84,7 @@ export function runArgoHealthScript(script: string, obj: unknown): ArgoHealth {
   }
 }
 
-// §1.2: package, base and table, plus an os with only time and date; no string, math, io, debug
+// Package, base and table, plus an os with only time and date; no string, math, io, debug
 // or coroutine. luaL_openlibs is never called.
 function openArgoLibraries(L: LuaState): void {
   lauxlib.luaL_requiref(L, 'package', lualib.luaopen_package, 1)
@@ -109,7 +109,7 @@ function openArgoLibraries(L: LuaState): void {
   lua.lua_settop(L, 0)
 }
 
-// §1.3: objects become tables, arrays 1-based sequences without their null elements, null values
+// Objects become tables, arrays 1-based sequences without their null elements, null values
 // are absent; integers in int32 range are Lua integers (fengari cannot push larger ones), all
 // other numbers floats, as gopher-lua's float64 numbers compare the same way.
 function pushJson(L: LuaState, value: unknown): void {
@@ -144,7 +144,7 @@ function pushJson(L: LuaState, value: unknown): void {
   }
 }
 
-// §1.4: a table is JSON-encoded and decoded into {status, message}; every other field is dropped.
+// A table is JSON-encoded and decoded into {status, message}; every other field is dropped.
 function readResult(L: LuaState): ArgoHealth {
   const type = lua.lua_type(L, -1)
   if (type === lua.LUA_TNIL) return {}
@@ -183,7 +183,7 @@ function hasStringKey(L: LuaState): boolean {
 }
 
 /**
- * status and message as Go's encoding/json decodes them into Argo CD's HealthStatus (§1.4): the
+ * status and message as Go's encoding/json decodes them into Argo CD's HealthStatus: the
  * keys in sorted order (json.Marshal of a map), each matching a field by name case-insensitively,
  * so `Status` or `statuS` set status too, and a later key wins.
  */

@@ -1,5 +1,5 @@
 // docs/how-to/gitops.md copies the rule files and the RBAC file verbatim; the RBAC grants exactly
-// what the action needs (shared/reference/coder-k8s-api.md §3); the rule files keep the text of
+// what the action needs (config/rbac/gate-role.yaml says why for each rule); the rule files keep the text of
 // the product owner's specification.
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'

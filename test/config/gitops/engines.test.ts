@@ -1,5 +1,5 @@
 // The stand-in engines behave like Argo CD's gopher-lua setup and Flux's cel-go evaluation where
-// the rules depend on it (shared/reference/health-rules.md §1.2–1.5, §2.3, §4.2–4.4).
+// the rules depend on it (argo-cd util/lua/lua.go, fluxcd/pkg runtime/cel/status_evaluator.go).
 import { describe, it, expect } from '@jest/globals'
 import { Environment } from '@marcbachmann/cel-js'
 import {

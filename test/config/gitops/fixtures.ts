@@ -1,5 +1,5 @@
-// The fixed cases a..n of shared/reference/health-rules.md §3 (plus two extra cases o, p), with
-// what each tool shows for them.
+// The fixed cases a..n of the health rules (plus two extra cases o, p), with what each tool shows
+// for them, as read in Argo CD's and Flux's sources.
 import type { ArgoHealth } from './argo-lua.js'
 import type { FluxDecidedBy, FluxStatus } from './flux-cel.js'
 
@@ -9,7 +9,7 @@ export interface HealthCase {
   object: Record<string, unknown>
   /** What the script returns, read as Argo CD reads it. */
   argoScript: ArgoHealth
-  /** What the Argo CD v3.0–v3.5.x controller shows (§1.5: deleting objects skip the script). */
+  /** What the Argo CD v3.0–v3.5.x controller shows (deleting objects skip the script). */
   argoController: ArgoHealth
   flux: { status: FluxStatus; decidedBy: FluxDecidedBy }
 }
@@ -30,7 +30,7 @@ function ready(status: 'True' | 'False'): Record<string, unknown> {
   }
 }
 
-/** The base object of §3: generation 3 and a spec; `status` and metadata extras per case. */
+/** The base object of the cases: generation 3 and a spec; `status` and metadata extras per case. */
 export function testObject(
   status: Record<string, unknown> | null | undefined,
   metadataExtras: Record<string, unknown> = {}
@@ -116,7 +116,7 @@ export const HEALTH_CASES: HealthCase[] = [
     object: testObject({ observedGeneration: 3, phase: 'Succeeded' }),
     argoScript: WAITING,
     argoController: WAITING,
-    // health-rules.md §0.2: status.conditions.exists(...) errors on the missing key.
+    // status.conditions.exists(...) errors on the missing key.
     flux: { status: 'Unknown', decidedBy: 'current' }
   },
   {
@@ -139,11 +139,11 @@ export const HEALTH_CASES: HealthCase[] = [
       { observedGeneration: 3, phase: 'Succeeded', conditions: [ready('True')] },
       { deletionTimestamp: '2026-01-01T00:10:00Z', finalizers: ['coder.com/cleanup'] }
     ),
-    // health-rules.md §1.4: deletionMessage is dropped; the script also set message.
+    // deletionMessage is dropped; the script also set message.
     argoScript: { status: 'Progressing', message: 'Deleting the test workspace' },
-    // health-rules.md §1.5: the script does not run for a deleting object.
+    // The script does not run for a deleting object.
     argoController: { status: 'Progressing', message: 'Pending deletion' },
-    // health-rules.md §2.3 step 5: Flux ignores deletion.
+    // Flux ignores deletion.
     flux: { status: 'Current', decidedBy: 'current' }
   },
   {
@@ -198,7 +198,7 @@ export const HEALTH_CASES: HealthCase[] = [
     argoController: WAITING,
     flux: { status: 'InProgress', decidedBy: 'nothing-true' }
   },
-  // Extra cases, not in health-rules.md §3: without them a one-character change of a rule
+  // Extra cases o, p: without them a one-character change of a rule
   // (`and` -> `or` in the Lua message check, `||` -> `&&` in inProgress) goes unnoticed.
   {
     id: 'o',

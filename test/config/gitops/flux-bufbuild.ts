@@ -1,13 +1,13 @@
 // @bufbuild/cel (conformance-tested against the CEL specification) as the second stand-in for
 // cel-go, behind the same Flux wrapper as @marcbachmann/cel-js (flux-cel.ts).
-// Facts: shared/reference/health-rules.md §2.2 (parse only, no declared variables), §4.4.
+// Facts: fluxcd/pkg runtime/cel/expression.go (parse only, no declared variables).
 import { celEnv, celError, isCelError, parse, plan } from '@bufbuild/cel'
 import type { CelInput } from '@bufbuild/cel'
 import { strings } from '@bufbuild/cel/ext'
 import { toCelValue } from './flux-cel.js'
 import type { CelEngine } from './flux-cel.js'
 
-// §2.2: Flux adds ext.Strings; @bufbuild/cel has no ext.Sets or ext.Encoders (§4.4).
+// Flux adds ext.Strings; @bufbuild/cel has no ext.Sets or ext.Encoders.
 const environment = celEnv({ funcs: strings })
 
 // Identifiers that CEL resolves as types when no variable of that name is bound.
@@ -28,7 +28,7 @@ const CEL_TYPE_NAMES = new Set([
 /**
  * Binds the object's top-level fields. cel-go answers a name that the object lacks with
  * "no such attribute"; @bufbuild/cel leaves it unbound, and has(status.x) is then false, not an
- * error (§4.4: case a would give InProgress, Flux gives Unknown). So every other name is bound
+ * error (case a would give InProgress, Flux gives Unknown). So every other name is bound
  * to an error, which is the cel-go behaviour (this is the adapter, not the library).
  */
 function bindings(fields: Record<string, unknown>): Record<string, CelInput> {

@@ -1,6 +1,6 @@
 // Evaluates a Flux healthCheckExprs entry the way kustomize-controller does, with a JavaScript CEL
 // library standing in for cel-go: @marcbachmann/cel-js here, @bufbuild/cel in flux-bufbuild.ts.
-// Facts: shared/reference/health-rules.md §2.2 (variables), §2.3 (evaluation order), §4.3.
+// Facts: https://github.com/fluxcd/pkg/blob/main/runtime/cel/status_evaluator.go
 import { Environment } from '@marcbachmann/cel-js'
 import type { ParseResult } from '@marcbachmann/cel-js'
 import { parse as parseYaml } from 'yaml'
@@ -8,7 +8,7 @@ import { parse as parseYaml } from 'yaml'
 /** kstatus results that a CEL health check can give. */
 export type FluxStatus = 'InProgress' | 'Failed' | 'Current' | 'Unknown'
 
-/** Which step decided, as health-rules.md §3 notes it next to each Flux result. */
+/** Which step decided, as fixtures.ts notes it next to each Flux result. */
 export type FluxDecidedBy = 'generation' | 'inProgress' | 'failed' | 'current' | 'nothing-true'
 
 export interface FluxHealth {
@@ -28,7 +28,7 @@ export interface FluxHealthCheckEntry {
 
 const EXPRESSION_ORDER = ['inProgress', 'failed', 'current'] as const
 
-// §4.1: the options that bring marcbachmann closest to Flux's parse-only, untyped environment.
+// The options that bring marcbachmann closest to Flux's parse-only, untyped environment.
 function fluxLikeEnvironment(): Environment {
   return new Environment({
     unlistedVariablesAreDyn: true,
@@ -61,7 +61,7 @@ export interface CelEngine {
 /** Evaluates on the object's top-level fields; throws on an evaluation error. */
 export type CelProgram = (fields: Record<string, unknown>) => unknown
 
-/** @marcbachmann/cel-js, integers as BigInt (CEL int, §4.3). */
+/** @marcbachmann/cel-js, integers as BigInt (CEL int). */
 export const MARCBACHMANN_CEL: CelEngine = {
   name: '@marcbachmann/cel-js',
   compile(source) {
@@ -71,8 +71,8 @@ export const MARCBACHMANN_CEL: CelEngine = {
 }
 
 /**
- * Parses the entry's expressions once (a parse error would stall the Kustomization, §2.2) and
- * returns the evaluator of §2.3.
+ * Parses the entry's expressions once (a parse error would stall the Kustomization) and
+ * returns the evaluator, in status_evaluator.go's order.
  */
 export function compileFluxHealthCheck(
   entry: FluxHealthCheckEntry,
@@ -92,14 +92,14 @@ function evaluateFluxHealth(
   if (typeof obj !== 'object' || obj === null) throw new Error('a Kubernetes object is required')
   const fields = obj as Record<string, unknown>
 
-  // §2.3 step 1: the built-in generation check, only when both values are integers.
+  // The built-in generation check, only when both values are integers.
   const observed = nested(fields, ['status', 'observedGeneration'])
   const generation = nested(fields, ['metadata', 'generation'])
   if (Number.isInteger(observed) && Number.isInteger(generation) && observed !== generation) {
     return { status: 'InProgress', decidedBy: 'generation' }
   }
 
-  // §2.2: the variables are the object's top-level fields.
+  // The variables are the object's top-level fields.
   for (const { name, program } of compiled) {
     let result: unknown
     try {
@@ -130,7 +130,7 @@ function nested(value: unknown, path: string[]): unknown {
   return current
 }
 
-// JSON integers arrive as int64 (CEL int); marcbachmann represents CEL int as BigInt (§4.3).
+// JSON integers arrive as int64 (CEL int); marcbachmann represents CEL int as BigInt.
 export function toCelValue(value: unknown): unknown {
   if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value) : value
   if (Array.isArray(value)) return value.map(toCelValue)

@@ -140,7 +140,7 @@ function argoSurvivors(engine: LuaEngine, syntaxCheck?: (source: string) => void
  * Mutants that change nothing in Argo CD, so that no fixture can notice them:
  * - the loop variable `_` is never read;
  * - a case flip of the key `status` or `message` in the table constructor: Argo CD decodes the
- *   result with Go's encoding/json, which matches field names case-insensitively (§1.4), and the
+ *   result with Go's encoding/json, which matches field names case-insensitively, and the
  *   later assignments (`hs.status`, `hs.message`) sort after the flipped key, so they still win.
  */
 function unexpectedSurvivors(survivors: string[]): string[] {

@@ -1,6 +1,6 @@
 // The engines that Argo CD and Flux themselves run, next to the JavaScript stand-ins:
 // gopher-lua (built by test/go/engines.ts) next to fengari, and @bufbuild/cel next to
-// @marcbachmann/cel-js. Facts: shared/reference/health-rules.md §1.2–1.4, §2.2, §4.4.
+// @marcbachmann/cel-js. Facts: argo-cd util/lua/lua.go, fluxcd/pkg runtime/cel/expression.go.
 import { describe, it, expect } from '@jest/globals'
 import { describeWithGo } from '../../go/engines.js'
 import { INVALID_HEALTH_STATUS, runArgoHealthScript } from './argo-lua.js'
@@ -10,7 +10,7 @@ import type { FluxHealthCheckEntry } from './flux-cel.js'
 import { testObject } from './fixtures.js'
 
 // The same probes in gopher-lua, the VM of Argo CD itself, and in fengari: both give the result
-// that health-rules.md §1.2–1.4 states.
+// that Argo CD's util/lua/lua.go gives.
 const VM_PROBES: { title: string; script: string; obj?: unknown; expected: object }[] = [
   {
     title: 'only base, table, package and a safe os are open',

@@ -1,5 +1,5 @@
 // The two GitOps health rules and the gate's own verdict over the fixture table of
-// shared/reference/health-rules.md §3.
+// fixtures.ts.
 import { describe, it, expect } from '@jest/globals'
 import type { CoderTemplateTest } from '../../../src/kube/objects.js'
 import { verdictOf } from '../../../src/verdict/verdict.js'
@@ -42,7 +42,7 @@ describe('Argo CD health script', () => {
   )
 })
 
-// The engine that Argo CD itself runs (health-rules.md §1.2); fengari above must agree with it.
+// The engine that Argo CD itself runs; fengari above must agree with it.
 describeWithGo('Argo CD health script in gopher-lua', (go) => {
   const results = go.runLua(HEALTH_CASES.map((c) => ({ script: argoScript, obj: c.object })))
 
@@ -83,7 +83,7 @@ describe('Flux health check expressions', () => {
   it.each(Object.keys(fluxHealthOf))(
     '%s reaches Unknown only through the evaluation errors that Flux also has (cases a and g)',
     (engine) => {
-      // health-rules.md §4.3: some errors happen only in one library; no other case may hit one.
+      // Some errors happen only in one library; no other case may hit one.
       const check = fluxHealthOf[engine]
       const unknownCases = HEALTH_CASES.filter((c) => check(c.object).status === 'Unknown')
       expect(unknownCases.map((c) => c.id)).toEqual(['a', 'g'])

@@ -1,11 +1,11 @@
 package main
 
 // An Argo CD health script in gopher-lua, set up as Argo CD's util/lua/lua.go sets it up
-// (health-rules.md §1.2–1.4).
+// (https://github.com/argoproj/argo-cd/blob/master/util/lua/lua.go).
 //
 // What differs from Argo CD, because Debian ships gopher-lua of 2017-09 (eb1c729), not v1.1.x:
 //   - LTable.Append stores nil there; v1.1.x skips it. decodeValue skips null array elements
-//     itself, so obj has the v1.1.x shape (§1.3: the array closes up).
+//     itself, so obj has the v1.1.x shape (the array closes up).
 //   - the 2017 parser does not know `goto` (v1.1.2 does); the rules do not use it.
 //   - the result is JSON-encoded here by jsonValueOf, not by layeh.com/gopher-json (not packaged).
 import (
@@ -23,7 +23,7 @@ type healthAnswer struct {
 	Message string `json:"message,omitempty"`
 }
 
-// §1.4: the only statuses Argo CD accepts from a script.
+// The only statuses Argo CD accepts from a script.
 var validStatuses = map[string]bool{
 	"Unknown": true, "Progressing": true, "Suspended": true,
 	"Healthy": true, "Degraded": true, "Missing": true,
@@ -34,7 +34,7 @@ const invalidHealthStatus = "Lua returned an invalid health status"
 func runHealthScript(script string, obj interface{}) healthAnswer {
 	L := lua.NewState(lua.Options{SkipOpenLibs: true})
 	defer L.Close()
-	// §1.2: package, base and table, plus a safe os; never OpenLibs (no useOpenLibs).
+	// Package, base and table, plus a safe os; never OpenLibs (no useOpenLibs).
 	libraries := []struct {
 		name string
 		open lua.LGFunction
@@ -51,7 +51,7 @@ func runHealthScript(script string, obj interface{}) healthAnswer {
 		}
 	}
 	L.PreloadModule(lua.OsLibName, safeOsLoader)
-	// §1.2: a 1-second context timeout per evaluation.
+	// A 1-second context timeout per evaluation.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	L.SetContext(ctx)
@@ -62,7 +62,7 @@ func runHealthScript(script string, obj interface{}) healthAnswer {
 	return readResult(L.Get(-1))
 }
 
-// §1.4: runtime errors become Unknown with the error text, stack trace removed.
+// Runtime errors become Unknown with the error text, stack trace removed.
 func unknown(err error) healthAnswer {
 	text := err.Error()
 	if at := strings.Index(text, "\nstack traceback:"); at >= 0 {
@@ -96,7 +96,7 @@ func safeOsLoader(L *lua.LState) int {
 	return 1
 }
 
-// §1.3: objects become string-keyed tables, arrays sequences without their null elements,
+// Objects become string-keyed tables, arrays sequences without their null elements,
 // null values are absent, numbers are float64.
 func decodeValue(L *lua.LState, value interface{}) lua.LValue {
 	switch v := value.(type) {
@@ -126,7 +126,7 @@ func decodeValue(L *lua.LState, value interface{}) lua.LValue {
 	panic(fmt.Sprintf("cannot hand a %T to Lua", value))
 }
 
-// §1.4: a table is JSON-encoded and decoded into {status, message}; an empty table encodes as
+// A table is JSON-encoded and decoded into {status, message}; an empty table encodes as
 // [] and gives an empty status; nil gives an empty status; any other type is an error.
 func readResult(value lua.LValue) healthAnswer {
 	switch value.Type() {

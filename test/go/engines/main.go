@@ -34,7 +34,7 @@ type answer struct {
 
 func main() {
 	var req request
-	// health-rules.md §1.3: the live object arrives as JSON; every number becomes float64 here,
+	// The live object arrives as JSON; every number becomes float64 here,
 	// as Argo CD turns int64 and float64 alike into a float64 LNumber.
 	if err := json.NewDecoder(os.Stdin).Decode(&req); err != nil {
 		fmt.Fprintf(os.Stderr, "engines: cannot read the request: %v\n", err)

@@ -91,7 +91,7 @@ describe('fake coder templates push', () => {
     const template = sandbox.backend.findTemplate('acme', 'DOCKER') // case-insensitive
     const version = sandbox.backend.findVersionByName('acme', 'docker', 'v1')
     expect(version?.jobStatus).toBe('succeeded')
-    expect(template?.activeVersionId).toBe(version?.id) // §1.5: the first version is active
+    expect(template?.activeVersionId).toBe(version?.id) // a new template's first version is active
     const upload = [...sandbox.files.values()].at(-1)!
     expect(tarEntries(upload.bytes)).toEqual([
       '.terraform.lock.hcl',

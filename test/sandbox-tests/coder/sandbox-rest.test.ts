@@ -1,5 +1,5 @@
 // The sandbox Coder's REST API for the token check, the promotion guard and scripted races:
-// GET /api/v2/users/me, 401 on every route for a bad token (coder-cli.md §3, §4), created_at of
+// GET /api/v2/users/me, 401 on every route for a bad token, created_at of
 // versions, and versions created or activated by another user. Real HTTP with fetch.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import {
@@ -195,7 +195,7 @@ describe('another user and another writer', () => {
     const bob = sandbox.addUser({ username: 'bob' })
     const template = sandbox.seedTemplate({ name: 'shared' })
     const theirs = await createVersion(template.id, 'by-bob', bob.token)
-    // avatar_url is omitempty in codersdk: absent for a user without an avatar (coder-api-subset.md)
+    // avatar_url is omitempty in codersdk: absent for a user without an avatar
     expect(theirs.created_by).toEqual({ id: bob.id, username: 'bob' })
     const ours = await createVersion(template.id, 'by-us')
     expect(ours.created_by.username).toBe('ci-bot')

@@ -1,6 +1,6 @@
 // The official API descriptions, loaded once: GitHub's @octokit/openapi api.github.com.json
 // (OpenAPI 3.0.3) and the Swagger 2.0 subset of Coder's in /work/shared/reference/
-// coder-api-subset.json (coder-api-subset.md lists where coderd differs). What is relaxed, and
+// coder-api-subset.json (a subset of coder/coder coderd/apidoc/swagger.json). What is relaxed, and
 // why, is said where it is done.
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -136,7 +136,7 @@ export function loadCoderDescription(): Description {
   ajv.addFormat('url', true)
   ajv.addSchema(doc, 'coder')
   ajv.addSchema(withoutRequired(doc) as Json, 'coder-answers')
-  // coder-api-subset.md: `{organization}` is typed as a UUID, but coderd also takes the name.
+  // `{organization}` is typed as a UUID, but coderd also takes the name (httpmw/organizationparam.go).
   return {
     name: 'coder',
     kind: 'swagger2',

@@ -110,7 +110,7 @@ describe('the gate against the official API descriptions', () => {
     const gaps = new Set(coder.map((r) => undescribedStatus(coderDescription, r)))
     gaps.delete(null)
     // The subset describes only 200; coderd answers a missing version by name with 404 and a
-    // codersdk.Response (coder-cli.md), which is how the gate learns the name is free.
+    // codersdk.Response, which is how the gate learns the name is free.
     expect([...gaps]).toEqual([
       'GET /organizations/{organization}/templates/{templatename}/versions/{templateversionname} 404'
     ])

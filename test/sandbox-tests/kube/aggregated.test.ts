@@ -1,6 +1,6 @@
 // The aggregated API over real HTTP: codertemplates, codertemplateversions and the promote
 // subresource with its results, errors and every injected fault through the confirmation table
-// (coder-k8s-api.md §2.2-§2.4, §3).
+// (coder-k8s docs/reference/aggregated-api-behavior.md).
 import { describe, it, expect, beforeAll, afterAll, beforeEach } from '@jest/globals'
 import { startKubeSandbox } from '../../sandbox/kube/server.js'
 import type { KubeSandbox } from '../../sandbox/kube/server.js'

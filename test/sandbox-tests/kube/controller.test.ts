@@ -1,5 +1,5 @@
 // The in-process CoderTemplateTest controller, observed through a real watch over HTTP:
-// the documented lifecycle (§1.4, §1.5, §1.7, §1.8), waits, failures, deadline and scripting.
+// the documented lifecycle, waits, failures, deadline and scripting.
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
 import { startKubeSandbox } from '../../sandbox/kube/server.js'
 import type { KubeSandbox } from '../../sandbox/kube/server.js'
@@ -55,7 +55,7 @@ describe('CoderTemplateTest controller', () => {
     off()
     expect(events[0].type).toBe('ADDED')
     expect(events[0].object.status).toBeUndefined()
-    // Reconcile 1: the finalizer only, no status (§1.7).
+    // Reconcile 1: the finalizer only, no status.
     expect(events[1].type).toBe('MODIFIED')
     expect(events[1].object.metadata.finalizers).toEqual(['coder.com/template-test-cleanup'])
     expect(events[1].object.status).toBeUndefined()
@@ -206,7 +206,7 @@ describe('CoderTemplateTest controller', () => {
   })
 
   it('writes a scripted failure message verbatim, workflow-command lines included', async () => {
-    // CreateRejected carries Coder's answer (§1.3), so anyone who controls it controls the text.
+    // CreateRejected carries Coder's answer, so anyone who controls it controls the text.
     const message = '::error::owned\n::set-output name=x::y\n::add-mask::\nlast line'
     kube.controller!.script('commands', {
       failAt: { step: 'CreatingWorkspace', reason: 'CreateRejected', message }

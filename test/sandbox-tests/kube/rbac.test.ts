@@ -1,6 +1,6 @@
 // RBAC as data in the sandbox API server: the gate's Role from config/rbac/gate-role.yaml by
 // default, applied to every request as kube-apiserver does (403 Forbidden with the real text), and
-// SelfSubjectAccessReview answered from the same rules (coder-k8s-api.md §3).
+// SelfSubjectAccessReview answered from the same rules.
 // Real HTTP (node:http through helpers.call) and @kubernetes/client-node; kubectl auth can-i when
 // kubectl is installed.
 import { execFile } from 'node:child_process'
@@ -47,7 +47,7 @@ describe('RBAC: the default rules are the Role of config/rbac/gate-role.yaml', (
       bindingName: binding.metadata.name,
       rules: role.rules
     })
-    // The facts the rest of this file relies on (§3): promote limited to acme.docker, no create.
+    // The facts the rest of this file relies on: promote limited to acme.docker, no create.
     expect(role.rules).toContainEqual({
       apiGroups: [AGG],
       resources: ['codertemplates/promote'],

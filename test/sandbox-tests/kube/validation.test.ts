@@ -1,7 +1,7 @@
 // CRD validation of the sandbox API server over real HTTP: every documented CEL rule and its
 // message, the OpenAPI checks, the timeoutSeconds default, immutability, AlreadyExists and dryRun.
 // Runs once with the real CRD file (skipped with a message when absent) and once with the
-// hand-written fallback, so both must agree with coder-k8s-api.md §1.2.
+// hand-written fallback, so both must agree with the CRD's documented spec.
 import { existsSync } from 'node:fs'
 import { describe, it, expect, beforeAll, afterAll, jest } from '@jest/globals'
 import { startKubeSandbox } from '../../sandbox/kube/server.js'
@@ -20,7 +20,7 @@ interface Case {
   message: string
 }
 
-// Each row: a spec change and the field cause the API server must report (§1.2 CEL table).
+// Each row: a spec change and the field cause the API server must report (the CRD's CEL rules).
 const invalidCases: Case[] = [
   {
     title: 'org longer than 32 characters',

@@ -30,7 +30,7 @@ export function coderBackend(state: CoderState): CoderBackend {
         .filter((v) => v.templateId === t.id)
         .map((v) => toSandboxVersion(state, v))
     },
-    // The aggregated API activates with the operator's token (coder-k8s-api.md §2.4 audit).
+    // The aggregated API activates with the operator's token (its audit log shows the operator).
     activate: (templateId, versionId) => state.activate(templateId, versionId, 'coder-k8s-operator')
   }
 }

@@ -28,7 +28,7 @@ export function parseJson(body: Buffer): Record<string, unknown> {
   throw new HttpError(400, 'Request body must be valid JSON.')
 }
 
-// coder-cli.md §3: the header, else the cookie or the query parameter coder_session_token.
+// The header, else the cookie or the query parameter coder_session_token.
 export function sessionToken(req: IncomingMessage, rawPath: string): string | undefined {
   const header = req.headers['coder-session-token']
   if (typeof header === 'string' && header) return header

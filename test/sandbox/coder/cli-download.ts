@@ -1,4 +1,4 @@
-// The /bin/ CLI download (coder-cli.md §4) serving the fake `coder` executable, baked with the
+// The /bin/ CLI download serving the fake `coder` executable, baked with the
 // server's version and URL, and the fake-only route where that CLI reports its runs.
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
@@ -12,7 +12,7 @@ export const FAKE_CODER_PATH = fileURLToPath(new URL('./fake-coder.mjs', import.
 // The script's modules: the served copy runs outside this repository, so it imports them by URL.
 const FAKE_CODER_MODULES = new URL('./fake-coder/', import.meta.url).href
 
-// coder-cli.md §4 (Makefile OS_ARCHES)
+// OS_ARCHES of coder/coder's Makefile
 export const SERVED_CLI_PLATFORMS = [
   'linux-amd64',
   'linux-arm64',
@@ -28,7 +28,7 @@ export interface BakedCli {
   etag: string
 }
 
-// The deployment serves a CLI of its own version (coder-cli.md §4); it is baked once the server
+// The deployment serves a CLI of its own version; it is baked once the server
 // listens, since the copy also carries the sandbox's URL for its reports.
 export function bakeCli(serverVersion: string, url: string): BakedCli {
   const cliTemplate = readFileSync(FAKE_CODER_PATH, 'utf8')

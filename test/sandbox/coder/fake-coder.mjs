@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Fake `coder` CLI for the sandbox: `coder templates push` and `coder version`, speaking the real
-// REST API in the real order (coder-cli.md §1.2). Plain ESM so the sandbox can serve it at /bin/.
+// REST API in the real order. Plain ESM so the sandbox can serve it at /bin/.
 // Fake-only switches: FAKE_CODER_ARGV_LOG (append argv as one JSON line per run; never the env).
 // Fake-only reporting: every run reports its argv, the template variables it sent and its exit
 // code to the sandbox (POST <sandbox>/__sandbox/cli-invocations, outside Coder's API), so tests can

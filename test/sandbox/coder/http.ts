@@ -126,7 +126,7 @@ export async function handleRequest(
     // a malformed escape stays as sent and matches no route
   }
   const outcome: Outcome = { status: 500 }
-  // coder-cli.md §3: every answer. A hostile test version may hold a newline, which no header can.
+  // Every answer. A hostile test version may hold a newline, which no header can.
   res.setHeader('X-Coder-Build-Version', app.state.serverVersion.replace(/[^\x20-\x7e]/g, '?'))
   try {
     const fault = app.state.requestFaults.find((f) => path.startsWith(f.pathPrefix) && f.times > 0)

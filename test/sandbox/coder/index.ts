@@ -1,5 +1,5 @@
-// Sandbox Coder: a local subset of Coder's REST API (coder-cli.md §3), the /bin/ CLI download
-// (coder-cli.md §4) serving the fake `coder` executable, and template-version import jobs.
+// Sandbox Coder: a local subset of Coder's REST API, the /bin/ CLI download
+// serving the fake `coder` executable, and template-version import jobs.
 // The Kubernetes sandbox reaches the same state in-process through `backend` (contracts.ts).
 // State is in state.ts, routes in routes-*.ts, the HTTP front in http.ts.
 import { createServer, type Server } from 'node:http'

@@ -43,7 +43,7 @@ export const templateJson = (state: CoderState, t: TemplateRecord) => {
     created_by_name: state.users.find((u) => u.id === t.createdBy)?.username ?? ''
   }
 }
-// avatar_url is `omitempty` in codersdk and the sandbox has no avatars (coder-api-subset.md).
+// avatar_url is `omitempty` in codersdk and the sandbox has no avatars.
 export const minimalUser = (state: CoderState, id: string) => ({
   id,
   username: state.users.find((u) => u.id === id)?.username ?? ''

@@ -3,9 +3,9 @@
 import type { JobStatus } from '../contracts.js'
 import type { SandboxPreset, SandboxUser } from './types.js'
 
-export const TEMPLATE_NAME_RE = /^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/ // coder-cli.md §2
-export const VERSION_NAME_RE = /^[a-zA-Z0-9]+(?:[_.-][a-zA-Z0-9]+)*$/ // coder-cli.md §2
-export const SERVER_UPLOAD_LIMIT = 104_857_600 // coder-cli.md §5
+export const TEMPLATE_NAME_RE = /^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/ // coder/coder codersdk/name.go
+export const VERSION_NAME_RE = /^[a-zA-Z0-9]+(?:[_.-][a-zA-Z0-9]+)*$/ // codersdk/name.go
+export const SERVER_UPLOAD_LIMIT = 104_857_600 // coder/coder coderd/files.go
 export const ALREADY_IN_USE = 'This value is already in use and should be unique.'
 export const NO_ACCESS = 'Resource not found or you do not have access to this resource'
 

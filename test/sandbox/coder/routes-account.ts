@@ -1,4 +1,4 @@
-// Routes of the caller and its organizations (coder-cli.md §3).
+// Routes of the caller and its organizations.
 import { organizationJson, userJson } from './json.js'
 import type { Route } from './route.js'
 

@@ -1,5 +1,5 @@
 // Template routes: read one, create one from an imported version, change its active version
-// (coder-cli.md §1.5, §3).
+// (https://coder.com/docs/reference/api/templates).
 import { randomUUID } from 'node:crypto'
 import { CoderBackendError } from '../contracts.js'
 import { parseJson } from './body.js'
@@ -44,7 +44,7 @@ function createTemplate({ state, body: requestBody, caller }: ApiCall, orgRef: s
     id: randomUUID(),
     name,
     organizationId: org.id,
-    activeVersionId: version.id, // coder-cli.md §1.5: the first version is active
+    activeVersionId: version.id, // the first version is active
     deprecated: false,
     createdAt: at,
     updatedAt: at,

@@ -1,5 +1,5 @@
 // Template version routes: read by name or ID, the paged list, archive and unarchive, cancel an
-// import, create one from an uploaded file; and the file upload itself (coder-cli.md §3, §5).
+// import, create one from an uploaded file; and the file upload itself.
 import { createHash, randomUUID } from 'node:crypto'
 import { parseJson } from './body.js'
 import { versionJson } from './json.js'
@@ -56,7 +56,7 @@ function archiveOrUnarchive({ state }: ApiCall, id: string, action: string): Ans
   )
   if (refusal) throw new HttpError(refusal.status, refusal.message)
   version.archived = true
-  // coder-api-subset.md: a bare JSON string, not a codersdk.Response.
+  // A bare JSON string, not a codersdk.Response.
   return { status: 200, body: `template version ${JSON.stringify(version.id)} archived` }
 }
 
@@ -84,7 +84,7 @@ function uploadFile({ state, req, body: bytes }: ApiCall): Answer {
     throw new HttpError(400, `Unsupported content type header "${contentType}".`)
   }
   const sha256 = createHash('sha256').update(bytes).digest('hex')
-  // coder-cli.md §5: identical content from the same user is de-duplicated.
+  // Identical content from the same user is de-duplicated.
   const existing = [...state.files.values()].find((f) => f.sha256 === sha256)
   if (existing) return { status: 200, body: { id: existing.id } }
   const id = randomUUID()
@@ -105,7 +105,7 @@ function versionName(state: CoderState, given: unknown, template?: TemplateRecor
     ])
   }
   if (template && state.findVersionRecord(template.id, name)) {
-    // coder-cli.md §1.6
+    // Coder's 409 for a taken version name
     throw new HttpError(
       409,
       `A template version with name "${name}" already exists for this template.`,

@@ -48,7 +48,7 @@ export interface CoderSettings {
   randomNameOnCreate: boolean
 }
 
-// Coder session tokens are `<10 hex id>-<22 hex secret>` (coder-cli.md §4 shows none; guess).
+// Coder session tokens are `<10 hex id>-<22 hex secret>` (guess).
 const newToken = (): string =>
   `${randomBytes(5).toString('hex')}-${randomBytes(11).toString('hex')}`
 
@@ -129,7 +129,7 @@ export class CoderState {
     return org
   }
   findOrg(ref: string): OrganizationRecord | undefined {
-    // coder-cli.md §3: UUID, name, or the alias `default`. guess: name match is case-insensitive.
+    // UUID, name, or the alias `default`. guess: name match is case-insensitive.
     if (ref === 'default') return this.organizations.find((o) => o.isDefault)
     return this.organizations.find(
       (o) => o.id === ref || o.name.toLowerCase() === ref.toLowerCase()
@@ -142,7 +142,7 @@ export class CoderState {
   }
   findTemplateRecord(orgId: string, name: string): TemplateRecord | undefined {
     return [...this.templates.values()].find(
-      (t) => t.organizationId === orgId && t.name.toLowerCase() === name.toLowerCase() // §2
+      (t) => t.organizationId === orgId && t.name.toLowerCase() === name.toLowerCase() // case-insensitive
     )
   }
   requireTemplate(orgId: string, name: string): TemplateRecord {
@@ -151,7 +151,7 @@ export class CoderState {
     return template
   }
   findVersionRecord(templateId: string, name: string): VersionRecord | undefined {
-    // §2: case-sensitive
+    // Case-sensitive
     return [...this.versions.values()].find((v) => v.templateId === templateId && v.name === name)
   }
 
@@ -216,7 +216,7 @@ export class CoderState {
     })
   }
 
-  // Coder's PATCH /api/v2/templates/{id}/versions (coder-cli.md §3).
+  // Coder's PATCH /api/v2/templates/{id}/versions.
   activate(templateId: string, versionId: string, by: string): void {
     const template = this.templates.get(templateId)
     if (!template) throw new CoderBackendError(404, NO_ACCESS)

@@ -21,7 +21,7 @@ export interface CoderSandboxOptions {
   cancelDelayMs?: number
   /** Platforms served at /bin/ (`linux-amd64`, ...). Default all; [] is a dev build. */
   cliPlatforms?: string[]
-  /** The token's user (default ci-bot, a Template Admin: coder-cli.md §4). */
+  /** The token's user (default ci-bot, a Template Admin, the role a CI token needs). */
   user?: UserInput
 }
 
@@ -122,7 +122,7 @@ export interface CoderSandbox {
   /** Changeable between calls. */
   importDelayMs: number
   cancelDelayMs: number
-  /** Simulates CLIs that ignored --name when creating a template (coder-cli.md §1.5). */
+  /** Simulates CLIs that ignored --name when creating a template. */
   randomNameOnCreate: boolean
   /** The next import job fails with this error. */
   failNextImport(message: string): void

@@ -1,5 +1,5 @@
 // The template version list's pagination and the archive rules of coderd, as the Coder sandbox
-// serves them (coder-api-subset.md: a plain array; `after_id`, `limit`, `offset`,
+// serves them (coder/coder coderd/templateversions.go: a plain array; `after_id`, `limit`, `offset`,
 // `include_archived`; archiving the active version or one in use answers 500).
 
 export interface PagedVersion {
@@ -37,7 +37,7 @@ export function versionPage<T extends PagedVersion>(all: T[], query: URLSearchPa
   const afterId = query.get('after_id')
   if (afterId) {
     const index = ordered.findIndex((v) => v.id === afterId)
-    // coder-api-subset.md: an after_id that does not exist answers 400 (guess: this message).
+    // An after_id that does not exist answers 400 (guess: this message).
     if (index < 0) throw new PageError(400, `Record at "after_id" (${afterId}) does not exist.`)
     start = index + 1
   }
@@ -51,7 +51,7 @@ export function archiveRefusal(
   activeVersionId: string,
   inUse: boolean
 ): PageError | null {
-  // guess: the message; coder-api-subset.md documents only the status codes.
+  // guess: the message; only the status codes were read in coderd.
   if (version.archived) return new PageError(400, 'Template version is already archived.')
   if (version.id === activeVersionId || inUse) {
     return new PageError(500, 'Internal error archiving template version.')

@@ -1,5 +1,5 @@
 // SelfSubjectAccessReview of the Kubernetes sandbox: the same rules as every request, for the
-// token's own user (coder-k8s-api.md §3).
+// token's own user.
 import type { Answer } from './aggregated.js'
 import { AUTHORIZATION_GROUP, AUTHORIZATION_VERSION } from './discovery.js'
 import type { RequestAttributes, SandboxRbac } from './rbac.js'

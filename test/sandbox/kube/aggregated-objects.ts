@@ -1,5 +1,5 @@
 // The objects of the aggregated API: CoderTemplate and CoderTemplateVersion as the sandbox serves
-// them from CoderBackend (coder-k8s-api.md §2.2, §2.3).
+// them from CoderBackend.
 import { createHash } from 'node:crypto'
 import { AGGREGATION_API_VERSION, AGGREGATION_GROUP } from '../../../src/kube/objects.js'
 import type { SandboxTemplate, SandboxVersion } from '../contracts.js'
@@ -53,7 +53,7 @@ export function versionObject(
       namespace,
       uid: version.id,
       creationTimestamp: rfc3339(new Date(version.createdAt)),
-      // §2.3: hex SHA-256 fingerprint, changes when activity changes
+      // A hex SHA-256 fingerprint, changes when activity changes
       resourceVersion: fingerprint([version, active]),
       labels: { [ORG_LABEL]: template.organizationName, [TEMPLATE_LABEL]: template.name }
     },
@@ -67,7 +67,7 @@ export function versionObject(
       templateID: version.templateId ?? '',
       active,
       archived: version.archived,
-      createdBy: version.createdBy ?? 'sandbox', // §2.3: the creator's username
+      createdBy: version.createdBy ?? 'sandbox', // the creator's username
       updatedAt: version.createdAt,
       job: { status: version.jobStatus, errorCode: '' }
     }

@@ -1,4 +1,4 @@
-// Routes of the aggregated API aggregation.coder.com/v1alpha1 (coder-k8s-api.md §2): templates,
+// Routes of the aggregated API aggregation.coder.com/v1alpha1: templates,
 // template versions and promote. The answers come from AggregatedApi (aggregated.ts).
 import type { IncomingMessage } from 'node:http'
 import type { AggregatedApi } from './aggregated.js'

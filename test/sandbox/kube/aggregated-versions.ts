@@ -1,4 +1,4 @@
-// Lists of codertemplateversions (coder-k8s-api.md §2.3): always complete and current, selected
+// Lists of codertemplateversions: always complete and current, selected
 // by the template (and organization) labels.
 import { AGGREGATION_API_VERSION } from '../../../src/kube/objects.js'
 import type { CoderBackend } from '../contracts.js'

@@ -1,7 +1,7 @@
 // The aggregated API aggregation.coder.com/v1alpha1, served live from CoderBackend:
 // codertemplates (get), codertemplateversions (get, list) and codertemplates/{name}/promote.
-// Facts: coder-k8s-api.md §2.2 (templates), §2.3 (versions), §2.4 (promote: processing order,
-// results, error messages, confirmation table, time budgets), §3 (RBAC).
+// Facts: https://github.com/coder/coder-k8s/blob/main/docs/reference/aggregated-api-behavior.md
+// (templates, versions, promote: processing order, results, errors, confirmation table, budgets).
 // Objects: aggregated-objects.ts; promote checks and answers: promote-checks.ts; faults and
 // time budgets: promote-faults.ts.
 import { CoderBackendError } from '../contracts.js'
@@ -51,7 +51,7 @@ export class AggregatedApi {
     return this.options.coder
   }
 
-  /** §2.2: canonical names only; aliases and wrong casing → 400 with a hint; missing → 404. */
+  /** Canonical names only; aliases and wrong casing → 400 with a hint; missing → 404. */
   lookupTemplate(name: string, resource = TEMPLATES, notFoundName = name): SandboxTemplate {
     if (!isTemplateName(name))
       // guess: the text after the colon
@@ -85,7 +85,7 @@ export class AggregatedApi {
     return versionObject(namespace, template, version)
   }
 
-  /** §2.3: `<org>.<template>.<version>`; the first two dots split, the version keeps more dots. */
+  /** `<org>.<template>.<version>`; the first two dots split, the version keeps more dots. */
   getVersion(namespace: string, name: string): Answer {
     const first = name.indexOf('.')
     const second = first < 0 ? -1 : name.indexOf('.', first + 1)
@@ -105,7 +105,7 @@ export class AggregatedApi {
       template.name,
       versionName
     )
-    // Version names are case-sensitive: wrong case is 404 (§2.3).
+    // Version names are case-sensitive: wrong case is 404.
     if (!version || version.name !== versionName) throw notFound(VERSIONS, name)
     return { status: 200, body: this.versionObject(namespace, template, version) }
   }
@@ -133,7 +133,7 @@ export class AggregatedApi {
     }
   }
 
-  /** §2.4: the processing order, results, errors and confirmation table. */
+  /** The processing order, results, errors and confirmation table. */
   private async promoteWith(
     fault: PromoteFault | undefined,
     namespace: string,
@@ -188,7 +188,7 @@ export class AggregatedApi {
     return this.confirm(fault, template, { activation, previous, versionID, name, answer })
   }
 
-  /** §2.4 step 7: one activation, never retried, or the fault's stand-in for it. */
+  /** One activation, never retried, or the fault's stand-in for it. */
   private activate(
     fault: PromoteFault | undefined,
     template: SandboxTemplate,
@@ -216,7 +216,7 @@ export class AggregatedApi {
     return activation
   }
 
-  /** §2.4 step 8: one re-read, then the confirmation table. */
+  /** One re-read, then the confirmation table. */
   private confirm(
     fault: PromoteFault | undefined,
     template: SandboxTemplate,
@@ -232,7 +232,7 @@ export class AggregatedApi {
     throw superseded(versionID, active)
   }
 
-  /** Maps Coder's answer to the PATCH (§2.4 error table); 5xx has no clear answer. */
+  /** Maps Coder's answer to the PATCH (the documented error table); 5xx has no clear answer. */
   private coderRefusal(code: number, versionID: string, name: string): 'unclear' {
     if (code >= 500) return 'unclear'
     if (code === 429)

@@ -1,6 +1,6 @@
 // One run of the sandbox controller over one CoderTemplateTest: finalizer, Initializing, resolve
 // the template and version through Coder, the running steps, then the final status.
-// Lifecycle: coder-k8s-api.md §1.4 (phases), §1.5 (conditions), §1.6 (reasons), §1.7, §1.8, §1.9.
+// Lifecycle: https://github.com/coder/coder-k8s/blob/main/docs/how-to/test-templates.md
 import { randomUUID } from 'node:crypto'
 import type { CoderTemplateTest, CoderTemplateTestStatus } from '../../../src/kube/objects.js'
 import type { CoderBackend } from '../contracts.js'
@@ -81,7 +81,7 @@ export class TestRun {
     if (script.downForMs) await host.sleep(script.downForMs)
     if (script.holdUntil) await Promise.race([script.holdUntil, host.sleep(HOLD_LIMIT_MS)])
 
-    // Reconcile 1: finalizer only, no status (§1.7).
+    // Reconcile 1: finalizer only, no status.
     await host.sleep(host.delayFor(script, 'finalizer'))
     host.read(namespace, name)
     host.addFinalizer(namespace, name)
@@ -99,13 +99,13 @@ export class TestRun {
       script,
       'Succeeded',
       'Succeeded',
-      // §1.5: the documented success message
+      // The documented success message
       `Every agent of workspace ${workspaceName} was ready, and the workspace is deleted.`,
       DELETED
     )
   }
 
-  /** Reconcile 2: Pending/Initializing (§1.5); the deadline counts from here. */
+  /** Reconcile 2: Pending/Initializing; the deadline counts from here. */
   private async initialize(): Promise<CoderTemplateTest> {
     const { host, namespace, name, script } = this
     await host.sleep(host.delayFor(script, 'initializing'))
@@ -144,7 +144,7 @@ export class TestRun {
     const workspaceDeleted = deleted ?? (this.createSent ? CLEANUP_PENDING : NOT_CREATED)
     await host.finish(namespace, name, script, 'Failed', reason, message, workspaceDeleted)
     if (!deleted && this.createSent) {
-      // Cleanup changes only WorkspaceDeleted, never the phase (§1.4).
+      // Cleanup changes only WorkspaceDeleted, never the phase.
       await host.sleep(host.options.cleanupDelayMs ?? 20)
       host.writeStatus(namespace, name, script, {}, { WorkspaceDeleted: DELETED })
     }
@@ -157,13 +157,13 @@ export class TestRun {
     if (Date.now() < this.deadline) return true
     await this.fail(
       'DeadlineExceeded',
-      // §1.6: the documented message format
+      // The documented message format
       `The test did not finish within ${this.timeoutSeconds}s. Last wait: ${this.last.reason}: ${this.last.message}`
     )
     return false
   }
 
-  /** Resolves the template and the version through Coder (§1.6 wait and failure reasons). */
+  /** Resolves the template and the version through Coder (its wait and failure reasons). */
   private async resolve(object: CoderTemplateTest): Promise<Resolved | undefined> {
     const [organization, templateName] = object.spec.template.split('.')
     for (;;) {
@@ -227,7 +227,7 @@ export class TestRun {
       workspaceName
     }
     for (const running of RUNNING_STEPS) {
-      // Cleanup continues after the deadline (§1.2 timeoutSeconds).
+      // Cleanup continues after the deadline (timeoutSeconds).
       if (running === 'DeletingWorkspace')
         await this.host.sleep(this.host.delayFor(this.script, running))
       else if (!(await this.step(running))) return false

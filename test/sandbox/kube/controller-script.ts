@@ -1,5 +1,5 @@
 // What a test's script can ask of the sandbox controller, and the controller's fixed texts.
-// Facts: coder-k8s-api.md §1.3 (message limit), §1.5 (conditions), §1.6 (reasons), §1.9 (names).
+// Facts: https://github.com/coder/coder-k8s/blob/main/docs/how-to/test-templates.md
 
 /** The points where a script can delay or fail a run. */
 export type ControllerStep =
@@ -43,9 +43,9 @@ export interface TestScript {
   failAt?: {
     step: 'resolve' | RunningStep
     reason: string
-    /** Written verbatim (newlines and `::` lines included), cut to 256 bytes as the real one (§1.3). */
+    /** Written verbatim (newlines and `::` lines included), cut to 256 bytes as the real one. */
     message?: string
-    /** Final WorkspaceDeleted condition; default from §1.5 (NotCreated before a create, else Deleted after cleanup). */
+    /** Final WorkspaceDeleted condition; default as documented (NotCreated before a create, else Deleted after cleanup). */
     workspaceDeleted?: ConditionValue
   }
   /**
@@ -75,7 +75,7 @@ export interface ControllerOptions {
   scripts?: Record<string, TestScript>
   /** Default delay before each step. guess: the real controller takes seconds to minutes. */
   stepDelayMs?: number
-  /** Requeue interval while waiting for Coder inputs (real: 15 s Pending, §1.9). */
+  /** Requeue interval while waiting for Coder inputs (real: 15 s Pending). */
   pollIntervalMs?: number
   /** Milliseconds per spec second, to scale timeoutSeconds (default 1000; tests use ~1-5). */
   secondMs?: number
@@ -83,7 +83,7 @@ export interface ControllerOptions {
   cleanupDelayMs?: number
 }
 
-/** status.message limit (§1.3). */
+/** status.message limit. */
 export const STATUS_MESSAGE_LIMIT_BYTES = 256
 
 /** The longest prefix of `text` whose UTF-8 encoding has at most `limit` bytes. */
@@ -100,10 +100,10 @@ export function truncateUtf8(text: string, limit: number): string {
   return text.slice(0, end)
 }
 
-/** ktt- + first 28 hex chars of the UID without dashes (§1.9). */
+/** ktt- + first 28 hex chars of the UID without dashes. */
 export const workspaceNameFor = (uid: string): string => `ktt-${uid.replace(/-/g, '').slice(0, 28)}`
 
-// guess: wait-reason messages are not quoted in the reference; these paraphrase §1.6.
+// guess: wait-reason messages are not documented; these paraphrase the reasons.
 export const waitMessages: Record<string, string> = {
   TemplateNotFound: 'The template was not found in Coder. The controller keeps waiting.',
   TemplateVersionNotFound:
@@ -116,7 +116,7 @@ export const waitMessages: Record<string, string> = {
   DeletingWorkspace: 'The workspace delete build is running.'
 }
 
-// guess: failure messages paraphrase §1.6 (only DeadlineExceeded's format is documented).
+// guess: failure messages paraphrase the reasons (only DeadlineExceeded's format is documented).
 export const failureMessages: Record<string, string> = {
   TemplateDeprecated: 'The template is deprecated in Coder.',
   TemplateVersionArchived: 'The template version is archived.',
@@ -135,14 +135,14 @@ export const failureMessages: Record<string, string> = {
 
 export const STARTED_MESSAGE = 'The controller started the test.'
 
-/** WorkspaceDeleted before any create request (§1.5). */
+/** WorkspaceDeleted before any create request. */
 export const NOT_CREATED: ConditionValue = {
   status: 'True',
   reason: 'NotCreated',
   message: 'The controller never sent a workspace create request.'
 }
 
-/** WorkspaceDeleted after a failure once a create was sent, until the cleanup ran (§1.5). */
+/** WorkspaceDeleted after a failure once a create was sent, until the cleanup ran. */
 export const CLEANUP_PENDING: ConditionValue = {
   status: 'False',
   reason: 'CleanupPending',

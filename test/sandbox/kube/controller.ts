@@ -1,7 +1,7 @@
 // The CoderTemplateTest controller, in-process and scriptable per test: it watches the store,
 // starts one TestRun (controller-run.ts) per new object, writes status and releases finalizers.
-// Lifecycle: coder-k8s-api.md §1.4 (phases), §1.5 (conditions), §1.6 (reasons), §1.7
-// (observedGeneration), §1.8 (Succeeded only after the workspace delete), §1.9 (names, deadline).
+// Lifecycle (phases, conditions, reasons, observedGeneration, Succeeded only after the workspace
+// delete, names, deadline): https://github.com/coder/coder-k8s/blob/main/docs/how-to/test-templates.md
 // Coder is reached only through CoderBackend. Workspaces are simulated by step delays.
 import { randomUUID } from 'node:crypto'
 import type {
@@ -103,7 +103,7 @@ export class TestController {
 
   /**
    * ttlSecondsAfterFinished: deletes a finished test whose workspace is gone (WorkspaceDeleted=True)
-   * that long after (§1.2, §1.10). guess: counted from the end of the run, not from the later of
+   * that long after. guess: counted from the end of the run, not from the later of
    * completionTime and the workspace deletion (the same moment here).
    */
   private async expire(namespace: string, name: string): Promise<void> {
@@ -117,7 +117,7 @@ export class TestController {
       this.store.delete(namespace, name)
   }
 
-  /** Deletion: the workspace is deleted first, then the finalizer goes (§1.10). */
+  /** Deletion: the workspace is deleted first, then the finalizer goes. */
   private async release(namespace: string, name: string): Promise<void> {
     await this.sleep(this.options.cleanupDelayMs ?? 20)
     const current = this.store.get(namespace, name)
@@ -157,7 +157,7 @@ export class TestController {
     return object
   }
 
-  /** Writes the status only when it changed; sets observedGeneration everywhere (§1.7). */
+  /** Writes the status only when it changed; sets observedGeneration everywhere. */
   private writeStatus(
     namespace: string,
     name: string,
@@ -227,7 +227,7 @@ export class TestController {
     workspaceDeleted: ConditionValue
   ): Promise<void> {
     const success = phase === 'Succeeded'
-    // §1.3: the message is truncated to 256 bytes; the conditions carry the same text.
+    // The message is truncated to 256 bytes; the conditions carry the same text.
     // guess: cut at a UTF-8 character boundary, without a marker; conditions are cut alike.
     message = truncateUtf8(message, STATUS_MESSAGE_LIMIT_BYTES)
     const written = this.writeStatus(

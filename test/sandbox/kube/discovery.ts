@@ -43,7 +43,7 @@ function resourceList(groupVersion: string, resources: unknown[]) {
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources }
 }
 
-// coder-k8s-api.md §1.1: namespaced, status subresource only, no short names.
+// Namespaced, status subresource only, no short names.
 const testResources = [
   {
     name: TEST_PLURAL,
@@ -61,7 +61,7 @@ const testResources = [
   }
 ]
 
-// coder-k8s-api.md §2.1.
+// The aggregated resources coder-k8s serves.
 const aggregatedResources = [
   {
     name: 'codertemplates',

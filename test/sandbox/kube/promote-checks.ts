@@ -1,5 +1,5 @@
-// The checks and answers of a promote request that need no Coder state (coder-k8s-api.md §2.4:
-// processing order, results, error messages, time budgets).
+// The checks and answers of a promote request that need no Coder state (processing
+// order, results, error messages, time budgets: coder-k8s docs/reference/aggregated-api-behavior.md).
 import {
   AGGREGATION_API_VERSION,
   AGGREGATION_GROUP,
@@ -29,7 +29,7 @@ export function parseDuration(text: string): number | null {
   return parts.reduce((sum, p) => sum + Number(p[1]) * unit[p[2] as keyof typeof unit], 0)
 }
 
-/** Request deadline: 34 s, lowered by a shorter client `?timeout=` (§2.4 time budgets). */
+/** Request deadline: 34 s, lowered by a shorter client `?timeout=` (the documented time budgets). */
 export function promoteDeadline(
   timing: PromoteTiming,
   query: URLSearchParams,

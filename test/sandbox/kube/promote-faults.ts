@@ -1,4 +1,5 @@
-// Promote faults and time budgets of the sandbox's aggregated API (coder-k8s-api.md §2.4).
+// Promote faults and time budgets of the sandbox's aggregated API (coder-k8s
+// docs/reference/aggregated-api-behavior.md).
 
 /**
  * One fault, consumed by the next promote request. `afterAnswer` runs once that request's answer is
@@ -7,7 +8,7 @@
 export type PromoteFault = PromoteFaultKind & { afterAnswer?: () => void }
 
 type PromoteFaultKind =
-  /** Coder answers the activation PATCH with this HTTP status (mapped per §2.4; nothing applied). */
+  /** Coder answers the activation PATCH with this HTTP status (mapped as documented; nothing applied). */
   | { kind: 'status'; code: number }
   /** 504 "not attempted", as if the lookups left less than 15 s. */
   | { kind: '504-not-attempted' }
@@ -30,11 +31,11 @@ type PromoteFaultKind =
   | { kind: 'slow-answer'; ms: number }
 
 export interface PromoteTiming {
-  /** requestTimeoutUpperBound of create requests (§2.4: 34 s). */
+  /** requestTimeoutUpperBound of create requests (34 s). */
   requestTimeoutUpperBoundMs: number
-  /** Coder PATCH budget (§2.4: 10 s). */
+  /** Coder PATCH budget (10 s). */
   patchBudgetMs: number
-  /** Re-read reserve (§2.4: 5 s). */
+  /** Re-read reserve (5 s). */
   rereadReserveMs: number
 }
 

@@ -3,7 +3,7 @@
 // authenticated user has (system:discovery, system:basic-user, system:public-info-viewer).
 // Every request is turned into authorization attributes the way kube-apiserver's RequestInfo does
 // and checked like the RBAC authorizer; a denial is the real 403 Forbidden Status.
-// Facts: coder-k8s-api.md §3 (the rules the gate needs), config/rbac/gate-role.yaml (the default
+// Facts: docs/how-to/gitops.md (the rules the gate needs), config/rbac/gate-role.yaml (the default
 // Role), Kubernetes RBAC rule semantics (apiGroups/resources/verbs/resourceNames, wildcards).
 import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'

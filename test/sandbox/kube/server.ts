@@ -2,7 +2,7 @@
 // bearer-token auth, RBAC on every request (rbac.ts), discovery, SelfSubjectAccessReview,
 // codertemplatetests (get, list, watch, create, update, patch, delete, /status) with CRD
 // validation, and the aggregated aggregation.coder.com API.
-// Facts: coder-k8s-api.md §1 (CRD), §2 (aggregated API), §3 (RBAC).
+// Facts: the coder-k8s CRD and docs/reference/aggregated-api-behavior.md (coder/coder-k8s).
 // Routes: discovery.ts, access-review.ts, test-routes.ts (+ watch.ts), aggregated-routes.ts, on
 // the table and listener of routes.ts. State: state.ts (store.ts, controller.ts, rbac.ts,
 // aggregated.ts).

@@ -122,7 +122,7 @@ export function forbidden(
 
 export const unauthorized = (): ApiError => apiError(401, 'Unauthorized', 'Unauthorized')
 
-/** kube-apiserver when the aggregated API server is unreachable (coder-k8s-api.md §2.4). */
+/** kube-apiserver when the aggregated API server is unreachable. */
 export const serviceUnavailable = (): ApiError =>
   apiError(503, 'ServiceUnavailable', 'the server is currently unable to handle the request', {
     causes: [

@@ -19,7 +19,7 @@ export interface StoredEvent {
 export type StoreListener = (event: StoredEvent) => void
 
 export const TEST_RESOURCE = { group: TEST_GROUP, resource: TEST_PLURAL, kind: TEST_KIND }
-export const FINALIZER = 'coder.com/template-test-cleanup' // coder-k8s-api.md §1.1
+export const FINALIZER = 'coder.com/template-test-cleanup'
 
 const dnsSubdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
 
@@ -187,7 +187,7 @@ export class TestStore {
     return this.writeOrRemove(current)
   }
 
-  /** Delete: with finalizers, sets deletionTimestamp and bumps generation (§1.7, inferred). */
+  /** Delete: with finalizers, sets deletionTimestamp and bumps generation (inferred). */
   delete(namespace: string, name: string, dryRun = false): CoderTemplateTest {
     const current = this.mustGet(namespace, name)
     if (dryRun) return current

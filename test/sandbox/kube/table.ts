@@ -10,7 +10,7 @@ function age(created: string | undefined): string {
   return `${Math.floor(seconds / 3600)}h`
 }
 
-/** Server-side printing (meta.k8s.io/v1 Table) with the CRD's printer columns (§1.1). */
+/** Server-side printing (meta.k8s.io/v1 Table) with the CRD's printer columns. */
 export function table(items: CoderTemplateTest[], resourceVersion: string) {
   const column = (name: string, type: string, format = '') => ({
     name,

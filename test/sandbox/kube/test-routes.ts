@@ -1,5 +1,5 @@
 // Routes of codertemplatetests (coder.com/v1alpha1): list, watch, create, get, update, patch,
-// delete and /status (coder-k8s-api.md §1). The objects live in the TestStore.
+// delete and /status. The objects live in the TestStore.
 import type { IncomingMessage } from 'node:http'
 import { TEST_API_VERSION, TEST_KIND } from '../../../src/kube/objects.js'
 import type { CoderTemplateTest } from '../../../src/kube/objects.js'

@@ -1,6 +1,6 @@
 // The CoderTemplateTest spec schema the sandbox validates with: the real CRD read at runtime from
 // ../shared/reference/data/ (third-party, never copied into the project), or where it is absent a
-// hand-written schema from coder-k8s-api.md §1.2 whose CEL rules are implemented in TypeScript.
+// hand-written schema of the CRD's spec whose CEL rules are implemented in TypeScript.
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -56,7 +56,7 @@ export const defaultCrdPath = resolve(
 
 const dnsSubdomain = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$'
 
-/** Fallback written from coder-k8s-api.md §1.2 (used only when the CRD file is absent). */
+/** Fallback written from the CRD's documented spec (used only when the CRD file is absent). */
 export function handWrittenSpecSchema(): SchemaNode {
   return {
     type: 'object',

@@ -45,7 +45,7 @@ export function validateSpec(schema: TestSchema, spec: unknown, oldSpec?: unknow
   const useCel = schema.source === 'crd-file'
   validateNode(schema.spec, spec, 'spec', causes, useCel)
   if (oldSpec !== undefined) {
-    // coder-k8s-api.md §1.2: spec `self == oldSelf`
+    // The spec's CEL rule `self == oldSelf`
     const rule = (schema.spec['x-kubernetes-validations'] ?? []).find(isTransitionRule) ?? {
       rule: 'self == oldSelf',
       message: 'spec is immutable, create a new CoderTemplateTest'

@@ -46,7 +46,7 @@ const kube = (
   status: { kind: 'Status', code, reason, message, ...(details ? { details } : {}) }
 })
 
-// coder-k8s-api.md §2.4, the error table: exact texts for version OURS of acme.docker.
+// coder-k8s docs/reference/aggregated-api-behavior.md, the error table: exact texts for version OURS of acme.docker.
 const NOT_ATTEMPTED = `the promotion of version ${OURS} on template "${TEMPLATE}" was not attempted: too little of the request time was left after the lookups; nothing was sent to Coder, so it is safe to try again`
 const NOT_FOUND_NOTHING_CHANGED = `the template or version ${OURS} was not found in Coder during the activation; nothing was changed: re-read before retrying`
 const SUPERSEDED = `the promotion of version ${OURS} was superseded by a concurrent change: version ${THIRD} is active; re-read before retrying`

@@ -1,5 +1,5 @@
 // What the report says becomes of the test workspace, for each WorkspaceDeleted reason of
-// coder-k8s-api.md §1.5, and which status fields may name it at all (foreign text).
+// the coder-k8s controller, and which status fields may name it at all (foreign text).
 import { describe, expect, it } from '@jest/globals'
 import {
   leftBehind,

@@ -99,7 +99,7 @@ describe('the report of a promote job', () => {
       'version-name': 'v2',
       'version-id': 'new-id',
       'commit-sha': 'abcdef0123456789abcdef0123456789abcdef01',
-      // The active version when this job started (interface.md), not expected-active-version-id.
+      // The active version when this job started, not expected-active-version-id.
       'previous-active-version-id': 'now-id',
       'promotion-result': 'Promoted'
     })

@@ -1,4 +1,4 @@
-// The mode rules (interface.md, `mode` and `expected-active-version-id`) through parseInputs, as
+// The mode rules (action.yml, `mode` and `expected-active-version-id`) through parseInputs, as
 // the action reads them: which job a run is, and the promote setting that goes with it.
 import { describe, expect, it } from '@jest/globals'
 import type { InputName } from '../../../src/settings/parse.js'

@@ -1,5 +1,5 @@
 // The run and the inputs every settings test starts from: a tag push of acme/templates, and the
-// inputs without which no run starts (interface.md). Shared so that each table adds only its rule.
+// inputs without which no run starts (action.yml). Shared so that each table adds only its rule.
 import { expect } from '@jest/globals'
 import {
   type FileAccess,

@@ -1,4 +1,4 @@
-// keep-versions and archive-failed as inputs (interface.md): defaults, bounds, and the errors.
+// keep-versions and archive-failed as inputs (action.yml): defaults, bounds, and the errors.
 import { describe, it, expect } from '@jest/globals'
 import type { InputName } from '../../../src/settings/parse.js'
 import { type Inputs, parseWith as parse, refusalsIn } from './settings-fixture.js'

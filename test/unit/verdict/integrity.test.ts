@@ -1,5 +1,5 @@
 // integrityProblems over a table of object variants: the live object proves our version only with
-// our whole spec and our version in its status (coder-k8s-api.md §5.1, §5.3). Phase, conditions and
+// our whole spec and our version in its status (coder-k8s docs/how-to/gitops.md). Phase, conditions and
 // generations are the verdict's business (verdict.test.ts): they never make an object prove more.
 import { describe, expect, it } from '@jest/globals'
 import type { CoderTemplateTest } from '../../../src/kube/objects.js'
@@ -50,7 +50,7 @@ type Row = [string, CoderTemplateTest, string[], PushedVersion?]
 describe('integrityProblems', () => {
   it.each<Row>([
     ['our object', live(), []],
-    // The spec, field by field: anyone who may create tests may create our name first (§5.1).
+    // The spec, field by field: anyone who may create tests may create our name first.
     [
       'another control plane',
       live((o) => (o.spec.controlPlaneRef = { name: 'other' })),
@@ -112,7 +112,7 @@ describe('integrityProblems', () => {
       live((o) => (o.spec.ttlSecondsAfterFinished = 60)),
       ['spec.ttlSecondsAfterFinished: committed nothing, found 60']
     ],
-    // The status: the version the controller resolved must be the one pushed (§5.3).
+    // The status: the version the controller resolved must be the one pushed.
     [
       'another version ID in the status',
       live((o) => (status(o).templateVersionID = OTHER_ID)),

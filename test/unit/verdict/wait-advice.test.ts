@@ -1,4 +1,4 @@
-// The advice for each reason of coder-k8s-api.md §1.6: every failure reason, every wait reason
+// The advice for each reason of coder-k8s docs/how-to/test-templates.md: every failure reason, every wait reason
 // that can hold a test up, the progress reasons (no advice: the test was moving), unknown reasons.
 import { describe, expect, it } from '@jest/globals'
 import { adviceForFailure, adviceForWait } from '../../../src/verdict/wait-advice.js'

@@ -1,12 +1,12 @@
-// The template archive of the fake `coder` CLI: the files pushed (coder-cli.md §1.9) as a ustar.
+// The template archive of the fake `coder` CLI: the files pushed as a ustar.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { Buffer } from 'node:buffer'
 import { CliError } from './common.mjs'
 
-const ARCHIVE_LIMIT = 1 << 20 // coder-cli.md §5
+const ARCHIVE_LIMIT = 1 << 20 // TemplateArchiveLimit of coder/coder provisionersdk/archive.go
 
-// coder-cli.md §1.9: skip dot components (except .terraform.lock.hcl), state and tfvars files.
+// Skip dot components (except .terraform.lock.hcl), state and tfvars files.
 function skipped(relPath) {
   const parts = relPath.split(/[\\/]/)
   const base = parts[parts.length - 1]

@@ -39,7 +39,7 @@ export function makeClient(url, token) {
   }
 }
 
-// coder-cli.md §4: major.minor mismatch warns once on stderr; dev builds always match.
+// A major.minor mismatch warns once on stderr; dev builds always match.
 function warnOnVersionMismatch(serverVersion) {
   if (process.env.CODER_NO_VERSION_WARNING === 'true') return
   const majorMinor = (v) => v.replace(/^v/, '').split('.').slice(0, 2).join('.')

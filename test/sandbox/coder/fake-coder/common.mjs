@@ -7,7 +7,7 @@ export class CliError extends Error {
     this.lines = lines
   }
 }
-// ErrCanceled: exit 1 without a message (coder-cli.md §1.3).
+// ErrCanceled: exit 1 without a message.
 export class Canceled extends Error {}
 
 /** Set by fake-coder.mjs at start: the baked CLI version and the run's report to the sandbox. */

@@ -51,7 +51,7 @@ export function parseFlags(args, spec) {
     const [key, def] = entry
     explicit.add(key)
     if (def.type === 'bool') {
-      // `--activate false` leaves `false` as a positional argument (coder-cli.md §1.1).
+      // `--activate false` leaves `false` as a positional argument.
       if (inline === undefined) flags[key] = true
       else if (inline === 'true' || inline === 'false') flags[key] = inline === 'true'
       else throw new CliError(`invalid argument "${inline}" for "--${key}" flag`)

@@ -1,5 +1,5 @@
 // `coder templates push` of the fake CLI, speaking the real REST API in the real order
-// (coder-cli.md §1.2).
+// (coder/coder cli/templatepush.go).
 import { basename, isAbsolute } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Canceled, CliError, out, run } from './common.mjs'
@@ -12,7 +12,7 @@ const POLL_MS = 100
 const TEMPLATE_NAME_RE = /^[a-zA-Z0-9]+(?:-[a-zA-Z0-9]+)*$/
 const VERSION_NAME_RE = /^[a-zA-Z0-9]+(?:[_.-][a-zA-Z0-9]+)*$/
 
-// cliui.Prompt reads one line from stdin with no TTY check (coder-cli.md §1.4).
+// cliui.Prompt reads one line from stdin with no TTY check.
 async function confirm(question) {
   process.stdout.write(`> ${question} (yes/no) `)
   const answer = await new Promise((resolve, reject) => {
@@ -85,7 +85,7 @@ function pushTarget(args) {
   }
   const api = makeClient(url, token)
 
-  // §1.4: without an explicit --directory and with a non-TTY stdin the real CLI reads a tar from
+  // Without an explicit --directory and with a non-TTY stdin the real CLI reads a tar from
   // stdin. The fake refuses loudly instead of uploading an empty archive.
   const directory = flags.directory
   if (directory === '-' || (!explicit.has('directory') && !process.stdin.isTTY)) {
@@ -99,7 +99,7 @@ function pushTarget(args) {
   return { flags, api, directory, templateName: positional[0] ?? basename(directory) }
 }
 
-// §1.8 organization selection
+// Organization selection
 async function selectOrganization(api, flags) {
   const orgs = await api('GET', '/api/v2/users/me/organizations')
   const orgFlag = flags.org || process.env.CODER_ORGANIZATION || ''
@@ -118,7 +118,7 @@ async function selectOrganization(api, flags) {
   )
 }
 
-// §1.2 step 3 (newest CLIs)
+// Name validation (newest CLIs)
 function checkNames(templateName, flags) {
   if (!TEMPLATE_NAME_RE.test(templateName) || templateName.length > 32) {
     throw new CliError(
@@ -155,7 +155,7 @@ function warnBeforeUpload(flags, directory) {
     out('  Create one by running  terraform init  in your template directory.')
   }
 
-  // §1.2 step 7: tfvars files are found before the upload, their values parsed after it.
+  // tfvars files are found before the upload, their values parsed after it.
   const varsFiles = discoverVarsFiles(directory)
   if (varsFiles.length > 0) {
     out(
@@ -190,7 +190,7 @@ async function uploadVersion(api, org, template, flags, directory, varsFiles) {
   })
 }
 
-// §1.2 step 11: poll the version; on SIGINT cancel the job (§1.3) and wait for the end.
+// Poll the version; on SIGINT cancel the job and wait for the end.
 async function waitForImport(api, versionId) {
   let cancelRequested = false
   const onInterrupt = () => {

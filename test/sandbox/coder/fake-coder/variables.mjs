@@ -17,7 +17,7 @@ export function discoverVarsFiles(dir) {
   return found
 }
 
-// Precedence tfvars < --variables-file < --variable (coder-cli.md §1.2 step 7); sorted by name.
+// Precedence tfvars < --variables-file < --variable; sorted by name.
 export async function parseUserVariableValues(varsFiles, variablesFile, commandLine) {
   const combined = new Map()
   for (const file of varsFiles) {

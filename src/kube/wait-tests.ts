@@ -2,7 +2,8 @@
 // own deadline, with ONE list and ONE watch of the namespace's collection at a time for the whole
 // set (watch-set.ts decides). A request count that does not grow with the number of tests: the API
 // server sends the events of all of them down the one stream. RBAC as for one test: list and watch
-// on codertemplatetests (coder-k8s-api.md §3). Facts: client-node 2.0.1 Watch (action-ecosystem.md §6.4).
+// on codertemplatetests (config/rbac/). The Watch is client-node's
+// (https://github.com/kubernetes-client/javascript/blob/main/src/watch.ts).
 import { Watch } from '@kubernetes/client-node'
 import { withJitter } from '../timing/backoff.js'
 import { sleep } from '../timing/sleep.js'

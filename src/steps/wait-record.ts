@@ -54,7 +54,7 @@ export function sightOf(
 }
 
 // The status is another system's text and these fields reach the advice and the summary: a value
-// that breaks its documented shape is dropped, not shown (coder-k8s-api.md §1.3, §1.5, §1.9).
+// that breaks its documented shape is dropped, not shown (https://github.com/coder/coder-k8s/blob/main/api/v1alpha1/codertemplatetest_types.go).
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const CONDITION_WORD = /^[A-Za-z]{1,64}$/
 

@@ -12,7 +12,7 @@ export interface TimelineEntry extends Observed {
   at: number
 }
 
-/** The test workspace as the last status names it (coder-k8s-api.md §1.3, §1.5). */
+/** The test workspace as the last status names it (coder-k8s's codertemplatetest_types.go). */
 export interface TestWorkspace {
   /** status.workspaceName: deterministic, `ktt-<uid>`. */
   name: string

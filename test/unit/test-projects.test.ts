@@ -118,6 +118,7 @@ describe('the test folders mirror the source folders', () => {
     )
     const house = [
       'action',
+      'citations',
       'inputs-table',
       'markdown-links',
       'sandbox-rules',

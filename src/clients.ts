@@ -2,9 +2,9 @@
 // repository, GitHub over Octokit (and, for comment-on-pr, Octokit for the workflow's repository).
 import { cleartextTokenWarning } from './coder/cleartext.js'
 import { CoderClient } from './coder/client.js'
-import { GitHubHost } from './gitops/github-host.js'
+import { GitHubHost } from './gitops/github/host.js'
 import type { GitHost } from './gitops/host.js'
-import { createGitOpsOctokit, type GitOpsOctokit } from './gitops/octokit.js'
+import { createGitOpsOctokit, type GitOpsOctokit } from './gitops/github/client/octokit.js'
 import type { StepLog } from './steps/step.js'
 import type { ValidInputs } from './steps/inputs.js'
 

@@ -3,7 +3,7 @@
 // the settings and the clients so that report/ imports nothing above it.
 import * as core from '@actions/core'
 import { githubClient } from './clients.js'
-import { upsertComment } from './gitops/pr-comment.js'
+import { upsertComment } from './workflow-repository/pr-comment.js'
 import { actionsLog } from './log.js'
 import { COMMENT_MARKER } from './report/comment.js'
 import type { Commenter, ReportWriters } from './report/publish.js'

@@ -1,7 +1,7 @@
 // End to end: gates racing on one branch while GitHub's content-creating limit refuses
 // some of their commits. A refused commit is not sent again as it was (its pinned head is stale by
 // then): the gate waits as GitHub asked, reads the head again and commits on it
-// (src/gitops/commit-rate-limit.ts). Every gate must still promote. The limit is 4 content requests a
+// (src/gitops/github/client/commit-rate-limit.ts). Every gate must still promote. The limit is 4 content requests a
 // "minute" on a clock four times faster (a minute is 15 s; retry-after in real seconds), so that
 // refusals are met within seconds. A correctness test: no timings are asserted.
 import { describe, expect, it } from '@jest/globals'

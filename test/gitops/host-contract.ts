@@ -1,5 +1,5 @@
 // The contract of a Git host (src/gitops/host.ts), as one table that runs against every
-// implementation: the GitHub adapter on the GitHub sandbox (test/gitops/github-host.test.ts) and
+// implementation: the GitHub adapter on the GitHub sandbox (test/gitops/github/host.test.ts) and
 // the in-memory host of the step tests (test/unit/gitops/memory-host.test.ts). A case that passes
 // on one and fails on the other is drift of the fake.
 import { describe, expect, it } from '@jest/globals'

@@ -52,8 +52,8 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
   },
   {
     name: 'gitOpsProblems',
-    tests: ['test/unit/gitops/gitops-problems.test.ts'],
-    mutations: mutationsOf('src/gitops/access.ts', [
+    tests: ['test/unit/gitops/github/access-problems.test.ts'],
+    mutations: mutationsOf('src/gitops/github/access.ts', [
       [
         'gitOpsProblems',
         'if (facts.canWrite === false)',
@@ -94,8 +94,8 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
   },
   {
     name: 'pull-request-state',
-    tests: ['test/unit/gitops/pull-request-state.test.ts'],
-    mutations: mutationsOf('src/gitops/pull-request-state.ts', [
+    tests: ['test/unit/gitops/github/pull-request/state.test.ts'],
+    mutations: mutationsOf('src/gitops/github/pull-request/state.ts', [
       [
         'pullRequestState',
         'if (pr.merged === true || (pr.merged_at ?? null) !== null)',

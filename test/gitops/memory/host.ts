@@ -2,7 +2,7 @@
 // contract of the GitHub adapter (github-host.ts): test/gitops/host-contract.ts runs the same
 // cases against both, so this fake cannot drift. The pure rules are the real ones (prune.ts,
 // branch-guard.ts, pull-request-state.ts, race-backoff.ts); only the I/O is replaced.
-import { gitOpsProblems } from '../../../src/gitops/access.js'
+import { gitOpsProblems } from '../../../src/gitops/github/access.js'
 import {
   describeForeign,
   ForeignChangeError,
@@ -20,8 +20,8 @@ import type {
   MergedPullRequest
 } from '../../../src/gitops/host.js'
 import { removalsAtHead } from '../../../src/gitops/prune.js'
-import { mergedIsDone } from '../../../src/gitops/pull-request-state.js'
-import { nextRaceAttempt } from '../../../src/gitops/race-backoff.js'
+import { mergedIsDone } from '../../../src/gitops/github/pull-request/state.js'
+import { nextRaceAttempt } from '../../../src/gitops/github/client/race-backoff.js'
 import type { MergeMethod } from '../../../src/settings/settings.js'
 import { MemoryRepository } from './repository.js'
 

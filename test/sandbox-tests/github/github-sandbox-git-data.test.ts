@@ -3,7 +3,7 @@
 // plugin, whose one-second spacing of writes only slows these tests down).
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
 import { getOctokit } from '@actions/github'
-import type { GitOpsOctokit } from '../../../src/gitops/octokit.js'
+import type { GitOpsOctokit } from '../../../src/gitops/github/client/octokit.js'
 import type { GitCommit } from '../../sandbox/contracts.js'
 import { gitBlobSha, startGitHubSandbox, type GitHubSandbox } from '../../sandbox/github/index.js'
 

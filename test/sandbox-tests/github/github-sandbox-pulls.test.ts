@@ -3,7 +3,7 @@
 // real HTTP by @actions/github's Octokit.
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
 import { getOctokit } from '@actions/github'
-import type { GitOpsOctokit } from '../../../src/gitops/octokit.js'
+import type { GitOpsOctokit } from '../../../src/gitops/github/client/octokit.js'
 import type { GitCommit } from '../../sandbox/contracts.js'
 import { startGitHubSandbox, type GitHubSandbox } from '../../sandbox/github/index.js'
 

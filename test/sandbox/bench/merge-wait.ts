@@ -2,9 +2,9 @@
 // pause, 1.5 times longer after each unchanged read, at most 30 s) against the GitHub sandbox for a
 // pull request nobody merges. Real time over a bounded window (default 3 minutes, not 10): the pause
 // reaches its 30 s cap after about 66 s, so minutes 2 and 3 are the rate of minutes 2 to 10.
-import { createGitOpsOctokit } from '../../../src/gitops/octokit.js'
-import { waitForMerge } from '../../../src/gitops/wait-for-merge.js'
-import { MergeTimeoutError } from '../../../src/gitops/pull-request-state.js'
+import { createGitOpsOctokit } from '../../../src/gitops/github/client/octokit.js'
+import { waitForMerge } from '../../../src/gitops/github/pull-request/wait-for-merge.js'
+import { MergeTimeoutError } from '../../../src/gitops/github/pull-request/state.js'
 import { startGitHubSandbox } from '../github/index.js'
 
 export interface MergeWait {

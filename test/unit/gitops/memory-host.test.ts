@@ -1,6 +1,6 @@
 // The in-memory Git host of the step tests keeps the contract of the GitHub adapter: the same
 // table (test/gitops/host-contract.ts) runs here and against GitHub on the sandbox
-// (test/gitops/github-host.test.ts).
+// (test/gitops/github/host.test.ts).
 import { MemoryGitHost } from '../../gitops/memory/host.js'
 import { describeHostContract } from '../../gitops/host-contract.js'
 

@@ -25,7 +25,7 @@ import { planPresetTests } from './steps/presets.js'
 import { tidyAfterOutcome } from './steps/tidy-run.js'
 import { waitForVerdict } from './steps/wait.js'
 import { systemClock } from './timing/clock.js'
-import { Gate } from './wiring.js'
+import { StepInputs } from './wiring.js'
 
 type Env = Record<string, string | undefined>
 
@@ -37,13 +37,13 @@ export async function run(
   const clock = journal.context
   const startedAt = clock.now()
   maskCredentialsWith(core.setSecret)
-  let gate: Gate | null = null
+  let gate: StepInputs | null = null
   try {
     const read = (name: string): string => core.getInput(name)
     const inputs = await journal.run('inputs', async () =>
       validateInputs({ read, env, mask: core.setSecret })
     )
-    const g = (gate = new Gate(inputs, signal, actionsLog, env))
+    const g = (gate = new StepInputs(inputs, signal, actionsLog, env))
     const preflight = await journal.run('preflight', (c) => runPreflight(g.preflight(), c))
     if (g.settings.mode === 'promote') {
       await promoteJob(journal, g, preflight, startedAt)
@@ -60,7 +60,7 @@ export async function run(
 /** mode: gate and mode: test: push, commit (and merge), wait, promote (off in mode: test). */
 async function gateJob(
   journal: Journal,
-  g: Gate,
+  g: StepInputs,
   preflight: Preflight,
   startedAt: number
 ): Promise<void> {
@@ -100,7 +100,7 @@ async function gateJob(
  */
 async function promoteJob(
   journal: Journal,
-  g: Gate,
+  g: StepInputs,
   preflight: Preflight,
   startedAt: number
 ): Promise<void> {
@@ -118,7 +118,7 @@ async function promoteJob(
 /** Reads the world once more, then builds and writes the report. Never throws. */
 async function finish(
   journal: Journal,
-  gate: Gate | null,
+  gate: StepInputs | null,
   startedAt: number,
   env: Env
 ): Promise<RunReport> {

@@ -16,7 +16,7 @@ import type { StepLog } from './steps/step.js'
 import type { TidyInput } from './steps/tidy.js'
 import type { Tested, WaitInput } from './steps/wait.js'
 
-export class Gate {
+export class StepInputs {
   readonly settings: Settings
   readonly kc: KubeConfig
   readonly clients: Clients
@@ -91,7 +91,7 @@ export class Gate {
   ): PromoteInput {
     const { settings } = this
     return {
-      mode: settings.promote,
+      promote: settings.promote,
       allowRollback: settings.allowRollback,
       namespace: settings.test.namespace,
       organization: preflight.organization,

@@ -2,7 +2,7 @@
 // the model: one interface, one registered implementation per host). The steps see only this file
 // and the host-neutral rules (prune.ts, branch-guard.ts); GitHub implements it in github-host.ts,
 // the tests in memory (test/gitops/memory/host.ts). No type of a host's client appears here.
-import type { GitOpsMode, MergeMethod, MergeStrategy } from '../settings/settings.js'
+import type { Delivery, MergeMethod, MergeStrategy } from '../settings/settings.js'
 import type { Clock } from '../timing/clock.js'
 import type { GateWrites } from './branch-guard.js'
 import type { DroppedRemoval, JudgedRemoval } from './prune.js'
@@ -48,7 +48,7 @@ export interface CommitRule {
 export interface GitOpsExpectations {
   owner: string
   repo: string
-  mode: GitOpsMode
+  delivery: Delivery
   /** pull-request-merge; 'auto' needs the repository to allow auto-merge. */
   merge: MergeStrategy
 }
@@ -145,7 +145,7 @@ export interface MergeInput {
 export type MergeRequested =
   { kind: 'manual' } | { kind: 'auto-merge-enabled' } | { kind: 'merged'; mergeCommitSha: string }
 
-export interface WaitInput {
+export interface MergeWaitInput {
   number: number
   /** Epoch ms on the call's clock. */
   deadline: number
@@ -162,7 +162,7 @@ export interface MergedPullRequest {
   headSha: string
 }
 
-export interface GuardInput {
+export interface BranchGuardInput {
   base: string
   /** The branch name, for the message. */
   branch: string
@@ -226,11 +226,11 @@ export interface GitHost {
   /** Reuses the open pull request of head into base, or a merged one of the tip; else opens one. */
   openPullRequest(open: OpenInput, call: HostCall): Promise<HostPullRequest>
   /** Throws ForeignChangeError (branch-guard.ts): the head holds what the gate did not write. */
-  guardBranch(guard: GuardInput, call: HostCall): Promise<void>
+  guardBranch(guard: BranchGuardInput, call: HostCall): Promise<void>
   /** As the strategy says: nothing (manual), the host's auto-merge (auto), a merge (immediate). */
   requestMerge(merge: MergeInput, call: HostCall): Promise<MergeRequested>
   /** Until merged (the merge commit), closed without merge, the head moved, or the deadline. */
-  waitForMerge(wait: WaitInput, call: HostCall): Promise<MergedPullRequest>
+  waitForMerge(wait: MergeWaitInput, call: HostCall): Promise<MergedPullRequest>
   /** Auto-merge off; runs after a cancel too, so it has its own limit. false: it did not happen. */
   disableAutoMerge(pullRequest: { nodeId: string }, timeoutMs: number): Promise<boolean>
   /** Which of the failures the steps tell apart an error of this host is; null: none of them. */

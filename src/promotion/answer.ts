@@ -51,12 +51,12 @@ export function retryDelayMs(attempt: number): number {
 export function decideAnswer(
   answer: PromoteAnswer,
   versionID: string,
-  mode: PromoteRequestMode,
+  request: PromoteRequestMode,
   template: string,
   namespace: string
 ): NextStep {
   const code = answer.httpStatus
-  if (code === 201) return decideCreated(answer.promotion, versionID, mode)
+  if (code === 201) return decideCreated(answer.promotion, versionID, request)
   const message = answer.message || `HTTP ${code}`
   const reRead = (retryIfUnchanged: boolean): NextStep => ({
     kind: 're-read',
@@ -204,20 +204,20 @@ function notFoundAdvice(answer: PromoteAnswer, template: string, namespace: stri
 function decideCreated(
   promotion: CoderTemplateVersionPromotion | undefined,
   versionID: string,
-  mode: PromoteRequestMode
+  request: PromoteRequestMode
 ): NextStep {
   const status = promotion?.status ?? {}
   const result = status.result
   const expected: string[] =
-    mode === 'dry-run' ? ['WouldPromote', 'AlreadyActive'] : ['Promoted', 'AlreadyActive']
+    request === 'dry-run' ? ['WouldPromote', 'AlreadyActive'] : ['Promoted', 'AlreadyActive']
   if (!result || !expected.includes(result)) {
     return {
       kind: 'fail',
-      message: `The promote subresource answered 201 with result ${JSON.stringify(result ?? null)}; expected ${expected.join(' or ')} for promote: ${mode === 'dry-run' ? 'dry-run' : 'true'}.`
+      message: `The promote subresource answered 201 with result ${JSON.stringify(result ?? null)}; expected ${expected.join(' or ')} for promote: ${request === 'dry-run' ? 'dry-run' : 'true'}.`
     }
   }
   // A dry-run leaves the active version as it is; otherwise the answer must name our version.
-  if (mode === 'promote' && status.activeVersionID !== versionID) {
+  if (request === 'promote' && status.activeVersionID !== versionID) {
     return {
       kind: 'fail',
       message: `The promote subresource answered ${result}, but the active version it reports is ${JSON.stringify(status.activeVersionID ?? null)}, not the tested version ${versionID}.`

@@ -14,7 +14,7 @@ export type GuardDecision =
   | { kind: 'already-active' }
   | { kind: 'refused'; why: 'changed' | 'rollback'; active: VersionFacts; message: string }
 
-export interface GuardInput {
+export interface PromotionGuardInput {
   ours: VersionFacts
   /** The active version when the run started; null when the template did not exist. */
   starting: VersionFacts | null
@@ -25,7 +25,7 @@ export interface GuardInput {
   startingIsExpected?: boolean
 }
 
-export function guardPromotion(input: GuardInput): GuardDecision {
+export function guardPromotion(input: PromotionGuardInput): GuardDecision {
   const { ours, starting, active } = input
   if (active.id === ours.id) return { kind: 'already-active' }
   const shown = `${active.name || '(unnamed)'} (${active.id})`

@@ -3,7 +3,12 @@
 // and the promotion guard again before every re-send (README, "Promotion guard"): another
 // writer may activate a version during the pause, and the gate never overwrites it.
 // The I/O is injected so that the loop runs unchanged against any API server.
-import { type GuardDecision, type GuardInput, guardPromotion, type VersionFacts } from './guard.js'
+import {
+  type GuardDecision,
+  type PromotionGuardInput,
+  guardPromotion,
+  type VersionFacts
+} from './guard.js'
 import {
   decideAfterReread,
   decideAnswer,
@@ -24,12 +29,12 @@ export interface PromoteStepInput {
   versionID: string
   /** The active version before the first request ('' when unknown). */
   previousActiveVersionID: string
-  mode: PromoteRequestMode
+  request: PromoteRequestMode
   signal: AbortSignal
   post: () => Promise<PromoteAnswer>
   readActiveVersionID: () => Promise<string | null>
   /** The guard's facts but the active version, which is read again before every re-send. */
-  guard: Omit<GuardInput, 'active'>
+  guard: Omit<PromotionGuardInput, 'active'>
   /** The active version with its name, from Coder (null: the template is gone). */
   readActiveVersion: () => Promise<VersionFacts | null>
   log: (line: string) => void
@@ -73,7 +78,7 @@ export async function runPromotion(input: PromoteStepInput): Promise<Promoted> {
     after: { why: string; retryIfUnchanged: boolean },
     read: string | null
   ): NextStep =>
-    decideAfterReread(read, input.versionID, input.previousActiveVersionID, input.mode, after)
+    decideAfterReread(read, input.versionID, input.previousActiveVersionID, input.request, after)
   let pending: { why: string; retryIfUnchanged: boolean } | null = null
   let lastWhy = ''
   // Whether a request may have reached Coder without a clear answer: then the version may be active.
@@ -148,7 +153,7 @@ async function sendOnce(input: PromoteStepInput, attempt: number): Promise<NextS
   input.log(
     `Attempt ${attempt}: HTTP ${answer.httpStatus || 'no answer'}${answer.message ? `: ${answer.message}` : ''}`
   )
-  return decideAnswer(answer, input.versionID, input.mode, input.template, input.namespace)
+  return decideAnswer(answer, input.versionID, input.request, input.template, input.namespace)
 }
 
 /**
@@ -180,7 +185,7 @@ async function guardBeforeResend(
     throw new PromotionRefusedError({ ...decision, message })
   }
   if (decision.kind === 'promote') return { kind: 'send' }
-  const applied = outcomeUnknown && input.mode === 'promote'
+  const applied = outcomeUnknown && input.request === 'promote'
   input.log(`Version ${active.id} is active already; nothing more is sent.`)
   return {
     kind: 'promoted',
@@ -198,7 +203,7 @@ async function readAgain(
 ): Promise<NextStep> {
   const read = await safeRead(input)
   refuseThirdVersion(input, read)
-  const { versionID, previousActiveVersionID, mode } = input
+  const { versionID, previousActiveVersionID, request: mode } = input
   return decideAfterReread(read, versionID, previousActiveVersionID, mode, pending)
 }
 

@@ -72,9 +72,9 @@ function inGit(report: LeftBehindFacts): string[] {
     case 'failed':
       if (commit.outcomeUnknown)
         return [
-          `The commit to ${gitops.mode === 'pull-request' ? `the branch ${pullRequestBranch(report.test.name ?? '')}` : where} may have landed: GitHub's answer was lost and the branch could not be read. Check the branch; a re-run finds its own manifest and does not commit it twice.`
+          `The commit to ${gitops.delivery === 'pull-request' ? `the branch ${pullRequestBranch(report.test.name ?? '')}` : where} may have landed: GitHub's answer was lost and the branch could not be read. Check the branch; a re-run finds its own manifest and does not commit it twice.`
         ]
-      return gitops.mode === 'pull-request'
+      return gitops.delivery === 'pull-request'
         ? [
             `Nothing reached ${where}; the branch ${pullRequestBranch(report.test.name ?? '')} may exist: delete it when the version is not needed.`
           ]
@@ -82,7 +82,7 @@ function inGit(report: LeftBehindFacts): string[] {
             `Nothing was committed to ${where}: the manifest and any keep-tests deletions are one commit.`
           ]
   }
-  const viaPullRequest = gitops.mode === 'pull-request' && !commit.onBase
+  const viaPullRequest = gitops.delivery === 'pull-request' && !commit.onBase
   if (viaPullRequest && gitops.merge?.state !== 'merged')
     return [pullRequestLine(gitops, commit.branch, base)]
   if (report.test.phase === 'Failed') {

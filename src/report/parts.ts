@@ -140,7 +140,7 @@ export function gitopsPart(journal: Journal, context: PartsContext): GitOpsPart 
   const committed = journal.value('commit')
   return {
     repository: known(repository),
-    mode: gitops?.mode,
+    delivery: gitops?.delivery,
     autoMerge: gitops?.merge === 'auto',
     base: known(journal.value('preflight')?.branch ?? gitops?.branch),
     manifestPath: settings ? manifestPathOf(settings.gitops.path, settings.test.name) : undefined,

@@ -4,7 +4,7 @@
 // write an unknown as '' at the edge (outputs.ts).
 import type { ControllerClock } from '../kube/controller-clock.js'
 import type { PromotionResult } from '../kube/objects.js'
-import type { GitOpsMode, RunMode } from '../settings/settings.js'
+import type { Delivery, Mode } from '../settings/settings.js'
 import type { FailureKind } from '../steps/failure-kinds.js'
 import type { FailureStatus, StepStatus } from '../steps/step.js'
 import type { TimelineEntry } from '../steps/wait.js'
@@ -88,7 +88,7 @@ export type MergePart =
 export interface GitOpsPart {
   /** owner/repo of the GitOps repository. */
   repository?: string
-  mode?: GitOpsMode
+  delivery?: Delivery
   /** pull-request-merge: auto. */
   autoMerge: boolean
   /** gitops-branch, or the repository's default branch once the preflight read it. */
@@ -183,7 +183,7 @@ export interface FailurePart {
 export interface RunReport {
   startedAt: number
   /** The mode input: a promote job pushes and commits nothing. */
-  mode: RunMode
+  mode: Mode
   outcome: Outcome
   run: RunPart
   template: TemplatePart

@@ -39,7 +39,7 @@ export function stepRows(journal: Journal): StepRow[] {
         ? [...rowsOf('locate', journal), ...rowsOf('presets', journal)]
         : rowsOf(name, journal)
     )
-  const pullRequestMode = journal.value('inputs')?.settings.gitops.mode === 'pull-request'
+  const pullRequestMode = journal.value('inputs')?.settings.gitops.delivery === 'pull-request'
   const names: RowName[] = [
     'preflight',
     'push',

@@ -22,7 +22,7 @@ import {
 import {
   type CoderSettings,
   type FileAccess,
-  type GitOpsMode,
+  type Delivery,
   type GitOpsSettings,
   type InputError,
   type InputName,
@@ -44,10 +44,10 @@ import {
   type TestSettings,
   WAIT_ALLOWANCE_SECONDS
 } from './settings.js'
-import { parseRunMode } from './run-mode.js'
+import { parseMode } from './mode.js'
 import { parsePresetSelection, type PresetSelection } from './presets.js'
 import { withVersionMarker } from '../coder/version-identity.js'
-import { defaultSubject, revisionOf, runUrlOf } from './run-context.js'
+import { defaultSubject, revisionOf, runUrlWithoutAttempt } from './run-context.js'
 
 export * from './settings.js'
 
@@ -66,7 +66,7 @@ export function parseInputs(
   const gitops = parseGitOps(reader, context)
   const promote = reader.choice('promote', 'true', ['true', 'false', 'dry-run'])
   const promoteMode = promote === 'true' ? 'promote' : promote === 'false' ? 'skip' : 'dry-run'
-  const modes = parseRunMode(reader, promoteMode)
+  const modes = parseMode(reader, promoteMode)
   const allowRollback = reader.boolean('allow-rollback', 'false')
   const commentOnPr = reader.boolean('comment-on-pr', 'false')
   const tidy = {
@@ -87,7 +87,7 @@ export function parseInputs(
       allowRollback,
       commentOnPr,
       githubToken,
-      runUrl: runUrlOf(context),
+      runUrl: runUrlWithoutAttempt(context),
       pullRequestNumber:
         context.pullRequest && context.eventName.startsWith('pull_request')
           ? context.pullRequest.number
@@ -126,7 +126,11 @@ function parseCoder(reader: Reader, context: RunContext, files: FileAccess): Cod
     organization,
     directory,
     ...version,
-    message: withVersionMarker(message || defaultSubject(context), commitSha, runUrlOf(context)),
+    message: withVersionMarker(
+      message || defaultSubject(context),
+      commitSha,
+      runUrlWithoutAttempt(context)
+    ),
     commitSha,
     variables: parseVariables(reader, context, files),
     createTemplate: reader.boolean('create-template', 'false'),
@@ -269,7 +273,7 @@ function parseGitOps(reader: Reader, context: RunContext): GitOpsSettings {
     branch,
     path: gitopsPath ?? '',
     token: reader.required('gitops-token'),
-    mode: reader.choice<GitOpsMode>('gitops-mode', 'commit', ['commit', 'pull-request']),
+    delivery: reader.choice<Delivery>('gitops-mode', 'commit', ['commit', 'pull-request']),
     merge: reader.choice<MergeStrategy>('pull-request-merge', 'auto', MERGE_STRATEGIES),
     mergeMethod: reader.choice<MergeMethod>('pull-request-merge-method', 'squash', [
       'merge',

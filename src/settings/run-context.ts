@@ -62,7 +62,7 @@ export function revisionOf(context: RunContext): string {
 // The run without its attempt, and never empty: it goes into the version message marker and the
 // commit text, which a re-run attempt must see unchanged. The report links the attempt
 // (report/links.ts runUrlOf).
-export function runUrlOf(context: RunContext): string {
+export function runUrlWithoutAttempt(context: RunContext): string {
   return `${context.serverUrl}/${context.repository}/actions/runs/${context.runId}`
 }
 

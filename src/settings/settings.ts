@@ -78,10 +78,10 @@ export const TEST_PARAMETERS_MAX = 64
 export const PARAMETER_NAME_MAX = 128
 export const PARAMETER_VALUE_MAX = 4096
 
-export type PromoteMode = 'promote' | 'skip' | 'dry-run'
+export type PromoteChoice = 'promote' | 'skip' | 'dry-run'
 /** gate: push, commit, wait, promote; test: all but the promote; promote: the second job. */
-export type RunMode = 'gate' | 'test' | 'promote'
-export type GitOpsMode = 'commit' | 'pull-request'
+export type Mode = 'gate' | 'test' | 'promote'
+export type Delivery = 'commit' | 'pull-request'
 /** pull-request-merge: the one list of merge strategies (the parser, the hosts and the tests read it). */
 export const MERGE_STRATEGIES = ['auto', 'immediate', 'manual'] as const
 export type MergeStrategy = (typeof MERGE_STRATEGIES)[number]
@@ -138,7 +138,7 @@ export interface GitOpsSettings {
   branch: string
   path: string
   token: string
-  mode: GitOpsMode
+  delivery: Delivery
   merge: MergeStrategy
   mergeMethod: MergeMethod
   labels: string[]
@@ -159,9 +159,9 @@ export interface Settings {
   test: TestSettings
   gitops: GitOpsSettings
   tidy: TidySettings
-  promote: PromoteMode
-  /** The mode input, '' resolved (src/settings/run-mode.ts). */
-  mode: RunMode
+  promote: PromoteChoice
+  /** The mode input, '' resolved (src/settings/mode.ts). */
+  mode: Mode
   /** mode: promote only: the guard's starting point; '' = the active version when the job starts. */
   expectedActiveVersionId: string
   allowRollback: boolean

@@ -80,7 +80,7 @@ export async function commitManifest(
   const tests = committedTests(input)
   const { manifest, manifestPath } = tests[0] as CommittedTest
   const paths = tests.map((t) => t.manifestPath)
-  const toPullRequest = gitops.mode === 'pull-request'
+  const toPullRequest = gitops.delivery === 'pull-request'
   try {
     const deletions = gitops.keepTests > 0 ? await prunable(input, paths, context) : []
     if (toPullRequest && deletions.length === 0 && (await isOnBase(input, tests, context)))
@@ -203,7 +203,7 @@ function committed(
       commitUrl: outcome.commitUrl,
       pruned: outcome.deleted,
       prunedDropped: outcome.dropped,
-      onBase: gitops.mode !== 'pull-request'
+      onBase: gitops.delivery !== 'pull-request'
     },
     outcome.status === 'created'
       ? `committed ${shown} to ${where}${pruned}`

@@ -162,11 +162,16 @@ async function checkGitOps(
     const problems = input.host
       .problems(facts, gitops)
       .map(({ problem, fix }) => `GitOps: ${problem} ${fix}`)
-    if (!facts.rulesKnown && facts.branchExists && gitops.mode === 'commit' && facts === inspected)
+    if (
+      !facts.rulesKnown &&
+      facts.branchExists &&
+      gitops.delivery === 'commit' &&
+      facts === inspected
+    )
       context.log.info(
         `GitOps: cannot tell whether ${facts.branch} requires a pull request; going on.`
       )
-    const bypassed = gitops.mode === 'commit' && facts === inspected ? bypassedRules(facts) : []
+    const bypassed = gitops.delivery === 'commit' && facts === inspected ? bypassedRules(facts) : []
     for (const line of bypassed) context.log.warning(`GitOps: ${line}`)
     return { value: { branch: facts.branch, ...(bypassed.length ? { bypassed } : {}) }, problems }
   } catch (error) {

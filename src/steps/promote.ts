@@ -7,7 +7,7 @@ import type { CoderClient } from '../coder/client.js'
 import { postPromotion, readActiveVersionID } from '../kube/promote-request.js'
 import { PromotionRefusedError, type PromoteStepInput, runPromotion } from '../promotion/retry.js'
 import { type GuardDecision, guardPromotion, type VersionFacts } from '../promotion/guard.js'
-import type { PromoteMode } from '../settings/settings.js'
+import type { PromoteChoice } from '../settings/settings.js'
 import { readActiveVersion } from './observe.js'
 import {
   failed,
@@ -32,7 +32,7 @@ export interface PromoteFacts {
 }
 
 export interface PromoteInput {
-  mode: PromoteMode
+  promote: PromoteChoice
   allowRollback: boolean
   namespace: string
   organization: string
@@ -50,7 +50,7 @@ export async function promoteTested(
   input: PromoteInput,
   context: StepContext & Partial<FactSink<PromoteFacts>>
 ): Promise<StepResult<Promotion, PromoteFacts>> {
-  if (input.mode === 'skip')
+  if (input.promote === 'skip')
     return skipped({ result: 'Skipped', confirmedBy: '' }, 'promote: false')
   const facts: PromoteFacts = { requestSent: false }
   const active = await readActiveVersion(input.coder, input.organization, input.template).catch(
@@ -139,7 +139,7 @@ async function sendPromotion(
   facts: PromoteFacts,
   context: StepContext & Partial<FactSink<PromoteFacts>>
 ): Promise<StepResult<Promotion, PromoteFacts>> {
-  const mode = input.mode === 'dry-run' ? 'dry-run' : 'promote'
+  const mode = input.promote === 'dry-run' ? 'dry-run' : 'promote'
   const target = `${input.organization}.${input.template}`
   try {
     const promoted = await runPromotion({
@@ -147,7 +147,7 @@ async function sendPromotion(
       template: target,
       versionID: input.tested.id,
       previousActiveVersionID: active.id,
-      mode,
+      request: mode,
       signal: context.signal,
       ...promotionIO(input, target, mode === 'dry-run', context.signal),
       guard: {

@@ -17,7 +17,7 @@ import {
   succeeded
 } from './step.js'
 import { record, sightOf } from './wait-record.js'
-import type { TestFacts, Tested, WaitFacts, WaitInput } from './wait-types.js'
+import type { TestFacts, Tested, WaitFacts, TestWaitInput } from './wait-types.js'
 
 interface Watched {
   name: string
@@ -29,7 +29,7 @@ interface Watched {
 }
 
 export async function waitForTestSet(
-  input: WaitInput,
+  input: TestWaitInput,
   context: StepContext
 ): Promise<StepResult<Tested, WaitFacts>> {
   const watched: Watched[] = (input.committed.tests ?? []).map((t) => ({
@@ -60,7 +60,7 @@ export async function waitForTestSet(
 
 /** The one watch of all the tests, recording what each read shows. */
 function watchAll(
-  input: WaitInput,
+  input: TestWaitInput,
   watched: Watched[],
   context: StepContext
 ): Promise<SetOutcome[]> {
@@ -96,7 +96,7 @@ function watchAll(
 
 /** Each test judged from its own last read, then the combined verdict. */
 function judgeAll(
-  input: WaitInput,
+  input: TestWaitInput,
   watched: Watched[],
   outcomes: SetOutcome[],
   context: StepContext

@@ -57,7 +57,7 @@ export interface Tested extends WaitFacts {
   versionId: string
 }
 
-export interface WaitInput {
+export interface TestWaitInput {
   test: TestSettings
   committed: Pick<Committed, 'manifest'> & Partial<Pick<Committed, 'tests'>>
   pushed: Pick<Pushed, 'versionId' | 'versionName'>

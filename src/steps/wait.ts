@@ -19,7 +19,7 @@ import {
 import { ADVICE_AFTER_DELETION, adviceForFailure, adviceForWait } from '../verdict/wait-advice.js'
 import { record, sightOf, workspaceOf } from './wait-record.js'
 import { waitForTestSet } from './wait-set.js'
-import type { TestFacts, Tested, WaitFacts, WaitInput } from './wait-types.js'
+import type { TestFacts, Tested, WaitFacts, TestWaitInput } from './wait-types.js'
 
 export type {
   TestFacts,
@@ -27,11 +27,11 @@ export type {
   TestWorkspace,
   TimelineEntry,
   WaitFacts,
-  WaitInput
+  TestWaitInput as WaitInput
 } from './wait-types.js'
 
 export async function waitForVerdict(
-  input: WaitInput,
+  input: TestWaitInput,
   context: StepContext
 ): Promise<StepResult<Tested, WaitFacts>> {
   if ((input.committed.tests?.length ?? 1) > 1) return waitForTestSet(input, context)
@@ -90,7 +90,7 @@ export async function waitForVerdict(
 
 function waitFailure(
   error: unknown,
-  input: WaitInput,
+  input: TestWaitInput,
   facts: WaitFacts
 ): StepResult<never, WaitFacts> {
   const { test } = input
@@ -142,7 +142,7 @@ function waitFailure(
 
 function judge(
   test: CoderTemplateTest,
-  input: WaitInput,
+  input: TestWaitInput,
   facts: WaitFacts
 ): StepResult<Tested, WaitFacts> {
   const { test: settings, pushed } = input

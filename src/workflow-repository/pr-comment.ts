@@ -9,7 +9,7 @@
 // taken to be github-actions[bot]'s, GITHUB_TOKEN's account. With another app's token, pass `login`
 // (`<app-slug>[bot]`): without it, that app's earlier comment is not recognised as ours.
 import {
-  clockOf,
+  callClock,
   type GitHubCall,
   githubCall,
   githubError,
@@ -18,7 +18,11 @@ import {
   type TokenAdvice,
   userError
 } from '../gitops/github/client/call.js'
-import { CHECKED_WRITE_ATTEMPTS, mayHaveStored, withoutBlindRetry } from '../gitops/github/client/resend.js'
+import {
+  CHECKED_WRITE_ATTEMPTS,
+  mayHaveStored,
+  withoutBlindRetry
+} from '../gitops/github/client/resend.js'
 
 export interface UpsertCommentInput extends GitHubCall {
   /** The pull request (its issue number). */
@@ -123,7 +127,7 @@ async function createComment(
           GITHUB_TOKEN_ADVICE,
           `commenting on pull request #${input.issueNumber}`
         )
-      await clockOf(input).sleep((input.lostAnswerPauseMs ?? 1000) * attempt, input.signal)
+      await callClock(input).sleep((input.lostAnswerPauseMs ?? 1000) * attempt, input.signal)
       const stored = await findComment(input, login, line)
       if (stored)
         return stored.body === body ? stored.html_url : updateComment(input, stored.id, body)

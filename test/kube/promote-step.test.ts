@@ -39,7 +39,7 @@ async function world(signal: AbortSignal): Promise<PromoteInput> {
     return { id: v.id, name: v.name, createdAt: v.createdAt }
   }
   return {
-    mode: 'promote',
+    promote: 'promote',
     allowRollback: false,
     namespace: NS,
     organization: 'acme',

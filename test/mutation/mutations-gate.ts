@@ -137,8 +137,8 @@ export const GATE_MODULES: MutatedModule[] = [
       ],
       [
         'decideCreated',
-        "if (mode === 'promote' && status.activeVersionID !== versionID) {",
-        "if (mode === 'dry-run' && status.activeVersionID !== versionID) {",
+        "if (request === 'promote' && status.activeVersionID !== versionID) {",
+        "if (request === 'dry-run' && status.activeVersionID !== versionID) {",
         'the active version of a promotion is not checked'
       ],
       [
@@ -173,8 +173,8 @@ export const GATE_MODULES: MutatedModule[] = [
       ],
       [
         'applied',
-        "const applied = outcomeUnknown && input.mode === 'promote'",
-        "const applied = input.mode === 'promote'",
+        "const applied = outcomeUnknown && input.request === 'promote'",
+        "const applied = input.request === 'promote'",
         'ours activated by someone else counts as our promotion'
       ]
     ])

@@ -62,7 +62,7 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
       ],
       [
         'gitOpsProblems',
-        "if (want.mode === 'commit') problems.push(...commitRuleProblems(facts))",
+        "if (want.delivery === 'commit') problems.push(...commitRuleProblems(facts))",
         'problems.push(...commitRuleProblems(facts))',
         'a rule against direct commits refuses pull-request mode'
       ],
@@ -80,14 +80,14 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
       ],
       [
         'gitOpsProblems',
-        "want.mode === 'pull-request' && want.merge === 'auto'",
+        "want.delivery === 'pull-request' && want.merge === 'auto'",
         "want.merge === 'auto'",
         'commit mode needs auto-merge'
       ],
       [
         'fix',
-        "want.mode === 'pull-request'\n          ? 'Grant",
-        "want.mode === 'commit'\n          ? 'Grant",
+        "want.delivery === 'pull-request'\n          ? 'Grant",
+        "want.delivery === 'commit'\n          ? 'Grant",
         'the fix of the other mode'
       ]
     ])

@@ -20,7 +20,7 @@ export const STEP_MODULES: MutatedModule[] = [
         'a spent branch is never moved forward'
       ],
       [
-        'commitManifest',
+        'logOutcome',
         'if (outcome.lostRaces > 0)',
         'if (outcome.lostRaces > 1)',
         'one lost race goes unsaid'

@@ -2,7 +2,11 @@
 // updated after; a marker in another account's comment is never ours.
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
 import { createGitOpsOctokit } from '../../src/gitops/github/client/octokit.js'
-import { isOwnMarkedComment, markerLine, upsertComment } from '../../src/workflow-repository/pr-comment.js'
+import {
+  isOwnMarkedComment,
+  markerLine,
+  upsertComment
+} from '../../src/workflow-repository/pr-comment.js'
 import { escapeMarkdown, escapeProse, markdownLink } from '../../src/report/comment.js'
 import { startGitHubSandbox, type GitHubSandbox } from '../sandbox/github/index.js'
 

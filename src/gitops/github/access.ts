@@ -224,12 +224,12 @@ export function gitOpsProblems(facts: GitOpsFacts, want: GitOpsExpectations): Gi
     problems.push({
       problem: `gitops-token may not write to ${name}.`,
       fix:
-        want.mode === 'pull-request'
+        want.delivery === 'pull-request'
           ? 'Grant `contents: write` and `pull-requests: write` on the repository.'
           : 'Grant `contents: write` on the repository.'
     })
-  if (want.mode === 'commit') problems.push(...commitRuleProblems(facts))
-  if (want.mode === 'pull-request' && want.merge === 'auto' && facts.allowAutoMerge === false)
+  if (want.delivery === 'commit') problems.push(...commitRuleProblems(facts))
+  if (want.delivery === 'pull-request' && want.merge === 'auto' && facts.allowAutoMerge === false)
     problems.push({
       problem: `${name} does not allow auto-merge, which pull-request-merge: auto needs.`,
       fix: 'Turn on "Allow auto-merge" in the repository settings (General → Pull Requests), or set pull-request-merge to immediate or manual.'

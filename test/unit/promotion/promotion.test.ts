@@ -557,7 +557,7 @@ describe('runPromotion', () => {
     template: TEMPLATE,
     versionID: OURS,
     previousActiveVersionID: PREVIOUS,
-    mode: 'promote' as const,
+    request: 'promote' as const,
     guard: { ours, starting: previous, allowRollback: false },
     log: () => {},
     sleep: noSleep

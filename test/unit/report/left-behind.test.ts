@@ -106,7 +106,7 @@ const pullRequestMode = {
   ...emptyReport(0).gitops,
   repository: 'acme/gitops',
   base: 'main',
-  mode: 'pull-request',
+  delivery: 'pull-request',
   autoMerge: true,
   commit: committed,
   pullRequest: { number: '7', url: 'https://github.com/acme/gitops/pull/7' }

@@ -24,7 +24,7 @@ const values = {
         url: 'https://coder.example.com'
       },
       test: { namespace: 'coder-tests', name: 'docker-v2' },
-      gitops: { path: 'tests', mode: 'commit', owner: 'acme', repo: 'gitops', branch: '' },
+      gitops: { path: 'tests', delivery: 'commit', owner: 'acme', repo: 'gitops', branch: '' },
       promote: 'promote',
       mode: 'promote',
       runUrl: 'https://github.com/acme/t/actions/runs/1'

@@ -14,7 +14,7 @@ const settings = (over: Record<string, unknown> = {}, gitops: Record<string, unk
   test: { namespace: 'coder-tests', name: 'docker-v2' },
   gitops: {
     path: 'tests',
-    mode: 'commit',
+    delivery: 'commit',
     owner: 'acme',
     repo: 'gitops',
     branch: '',
@@ -195,12 +195,12 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
   ['commit cancelled', [...gate(), ['commit', cancelled('c')]]],
   [
     'pr commit failed',
-    [...gate(settings({}, { mode: 'pull-request' })), ['commit', failed('commit', 'x')]]
+    [...gate(settings({}, { delivery: 'pull-request' })), ['commit', failed('commit', 'x')]]
   ],
   [
     'pr failed',
     [
-      ...gate(settings({}, { mode: 'pull-request' })),
+      ...gate(settings({}, { delivery: 'pull-request' })),
       ['commit', ok(prCommit)],
       ['pull-request', failed('pull-request', 'no')]
     ]
@@ -208,7 +208,7 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
   [
     'merge timed out off',
     [
-      ...gate(settings({}, { mode: 'pull-request' })),
+      ...gate(settings({}, { delivery: 'pull-request' })),
       ['commit', ok(prCommit)],
       ['pull-request', ok(opened)],
       [
@@ -223,7 +223,7 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
   [
     'merge failed on',
     [
-      ...gate(settings({}, { mode: 'pull-request' })),
+      ...gate(settings({}, { delivery: 'pull-request' })),
       ['commit', ok(prCommit)],
       ['pull-request', ok(opened)],
       [
@@ -235,7 +235,7 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
   [
     'merge cancelled',
     [
-      ...gate(settings({}, { mode: 'pull-request' })),
+      ...gate(settings({}, { delivery: 'pull-request' })),
       ['commit', ok(prCommit)],
       ['pull-request', ok(opened)],
       ['merge', cancelled('c')]
@@ -244,7 +244,7 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
   [
     'merge failed immediate',
     [
-      ...gate(settings({}, { mode: 'pull-request', merge: 'immediate' })),
+      ...gate(settings({}, { delivery: 'pull-request', merge: 'immediate' })),
       ['commit', ok(prCommit)],
       ['pull-request', ok(opened)],
       ['merge', failed('pull-request', 'closed', { facts: { pullRequest: opened } })]
@@ -253,7 +253,7 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
   [
     'merged test failed',
     [
-      ...gate(settings({}, { mode: 'pull-request' })),
+      ...gate(settings({}, { delivery: 'pull-request' })),
       ['commit', ok(prCommit)],
       ['pull-request', ok(opened)],
       ['merge', ok({ mergeCommitSha: 'fedcba9876543210' })],

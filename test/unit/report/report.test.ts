@@ -27,7 +27,7 @@ const silent = {
 const settings = {
   coder: { template: 'docker', organization: '', version: 'v2', url: 'https://coder.example.com/' },
   test: { namespace: 'coder-tests', name: 'docker-v2' },
-  gitops: { path: 'tests', mode: 'commit', owner: 'acme', repo: 'gitops', branch: '' },
+  gitops: { path: 'tests', delivery: 'commit', owner: 'acme', repo: 'gitops', branch: '' },
   promote: 'promote',
   runUrl: 'https://github.com/acme/t/actions/runs/1'
 }
@@ -652,7 +652,7 @@ describe('pull-request mode', () => {
       log: silent,
       now: () => (clock += 1_000)
     })
-    const prSettings = { ...settings, gitops: { ...settings.gitops, mode: 'pull-request' } }
+    const prSettings = { ...settings, gitops: { ...settings.gitops, delivery: 'pull-request' } }
     const steps: [StepName, StepResult<unknown, unknown>][] = [
       ['inputs', succeeded({ settings: prSettings, context: runContext }, 'x')],
       ['preflight', succeeded(values.preflight, 'x')],

@@ -146,7 +146,7 @@ describe('parseInputs', () => {
       branch: '',
       path: 'coder-template-tests',
       token: 'ghs_secret',
-      mode: 'commit',
+      delivery: 'commit',
       merge: 'auto',
       mergeMethod: 'squash',
       labels: [],
@@ -327,7 +327,7 @@ describe('parseInputs', () => {
 
 describe('parseInputs: the pull-request, pruning and switch inputs', () => {
   const FIELD: Partial<Record<InputName, (s: Settings) => unknown>> = {
-    'gitops-mode': (s) => s.gitops.mode,
+    'gitops-mode': (s) => s.gitops.delivery,
     'pull-request-merge': (s) => s.gitops.merge,
     'pull-request-merge-method': (s) => s.gitops.mergeMethod,
     'keep-tests': (s) => s.gitops.keepTests,

@@ -21,7 +21,7 @@ export interface GitHubCall {
   clock?: Clock
 }
 
-export function clockOf(input: GitHubCall): Clock {
+export function callClock(input: GitHubCall): Clock {
   return input.clock ?? systemClock
 }
 
@@ -51,7 +51,7 @@ export function requestOptions(input: GitHubCall): { signal: AbortSignal } {
   }
   arm(limitMs)
   const signal = input.signal ? AbortSignal.any([input.signal, limit.signal]) : limit.signal
-  const now = clockOf(input).now
+  const now = callClock(input).now
   callLimits.set(signal, {
     deadline: input.deadline,
     now,
@@ -177,7 +177,7 @@ export function userError(
       { cause: error }
     )
   }
-  const limited = rateLimitOf(error, clockOf(input).now())
+  const limited = rateLimitOf(error, callClock(input).now())
   if (limited) {
     const text = rateLimitText(limited, doing, where, lastRateLimitDecisions.get(input))
     return new Error(text, { cause: error })

@@ -5,7 +5,7 @@
 // so a re-run changes nothing. Pull-request mode first creates its branch at the base's head (REST).
 import type { ChangeInput, ChangeOutcome } from '../../host.js'
 import {
-  clockOf,
+  callClock,
   DEFAULT_GITHUB_REQUEST_TIMEOUT_MS,
   type GitHubCall,
   githubCall,
@@ -56,7 +56,7 @@ export class BranchProtectedError extends Error {
 
 export async function commitChange(input: CommitChangeInput): Promise<CommitOutcome> {
   const branch = input.branch || (await defaultBranch(input))
-  const clock = clockOf(input)
+  const clock = callClock(input)
   const deadline = input.deadline ?? clock.now() + DEFAULT_RACE_WINDOW_MS
   for (let lostRaces = 0, pauses = 0; ;) {
     input.signal?.throwIfAborted()
@@ -90,7 +90,7 @@ async function rateLimitPause(
   pause: number,
   deadline: number
 ): Promise<void> {
-  const clock = clockOf(input)
+  const clock = callClock(input)
   input.signal?.throwIfAborted()
   const step = afterCommitRateLimit(answer, {
     now: clock.now(),
@@ -202,7 +202,7 @@ async function createBranch(input: CommitChangeInput, branch: string, sha: strin
     } catch (error) {
       if (input.signal?.aborted || !mayHaveStored(error)) return refused(input, branch, error)
       // Looked for after every unclear answer, the last one too.
-      await clockOf(input).sleep(200 * attempt, input.signal)
+      await callClock(input).sleep(200 * attempt, input.signal)
       const now = await headOf(input, branch)
       if (now === sha) return
       // Made by another writer: a lost race. Still absent: the write did not happen, send again.

@@ -6,7 +6,7 @@
 import type { GraphqlError } from '../pull-request/state.js'
 import { commitFailureStep, commitRefusal } from './commit-answer.js'
 import {
-  clockOf,
+  callClock,
   type GitHubCall,
   githubCall,
   githubError,
@@ -83,7 +83,7 @@ export async function commitOnBranch(input: CommitOnBranchInput): Promise<Commit
       throw userError(failure, input, TOKEN, `committing to ${input.branch}`)
     const errors = graphqlErrors(failure)
     const step = commitFailureStep({
-      rateLimited: rateLimitOf(failure, clockOf(input).now()) !== undefined,
+      rateLimited: rateLimitOf(failure, callClock(input).now()) !== undefined,
       errors,
       mayHaveStored: mayHaveStored(failure)
     })
@@ -98,7 +98,7 @@ export async function commitOnBranch(input: CommitOnBranchInput): Promise<Commit
       throw refused
     }
     // The answer was lost, and the commit may have landed: the branch tells, never a blind resend.
-    await clockOf(input).sleep(200 * attempt, input.signal)
+    await callClock(input).sleep(200 * attempt, input.signal)
     const since = await lookOnBranch(input, failure)
     const ours = findOurs(since, input)
     if (ours) return { sha: ours.sha, url: ours.url }

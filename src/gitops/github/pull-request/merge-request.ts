@@ -5,7 +5,7 @@
 import type { MergeMethod, MergeStrategy } from '../../../settings/settings.js'
 import { backoff } from '../../../timing/backoff.js'
 import {
-  clockOf,
+  callClock,
   type GitHubCall,
   githubCall,
   githubError,
@@ -103,7 +103,7 @@ function readPull(input: RequestMergeInput) {
 
 async function mergeWhenAllowed(input: RequestMergeInput): Promise<MergeRequested> {
   const { number } = input.pullRequest
-  const clock = clockOf(input)
+  const clock = callClock(input)
   for (let attempt = 1; ; attempt++) {
     const { data: pr } = await readPull(input)
     const state = pullRequestState(pr)

@@ -3,7 +3,7 @@
 // commit), closed without merge, or the deadline passes.
 import { backoff } from '../../../timing/backoff.js'
 import {
-  clockOf,
+  callClock,
   type GitHubCall,
   githubCall,
   githubError,
@@ -56,7 +56,7 @@ export type { MergedPullRequest } from '../../host.js'
 export const MAX_PAUSE_MS = 30000
 
 export async function waitForMerge(input: WaitForMergeInput): Promise<MergedPullRequest> {
-  const clock = clockOf(input)
+  const clock = callClock(input)
   // Reads since the last change: each one unchanged makes the next pause 1.5 times longer.
   let unchanged = 0
   let last: { data: PullJson; etag: string | undefined } | null = null

@@ -4,7 +4,10 @@
 // the new head. Time is scaled: one second of the limits' clock is SECOND_MS; the injected clock's
 // sleep scales the gate's waits (GitHub's seconds × 1000 ms) to match.
 import { afterEach, describe, expect, it } from '@jest/globals'
-import { type CommitChangeInput, commitChange } from '../../../../src/gitops/github/commit/change.js'
+import {
+  type CommitChangeInput,
+  commitChange
+} from '../../../../src/gitops/github/commit/change.js'
 import { createGitOpsOctokit } from '../../../../src/gitops/github/client/octokit.js'
 import { systemClock, type Clock } from '../../../../src/timing/clock.js'
 import { sleep } from '../../../../src/timing/sleep.js'

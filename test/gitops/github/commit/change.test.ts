@@ -12,7 +12,10 @@ import {
 } from '../../../../src/gitops/github/commit/change.js'
 import { listManifestFiles } from '../../../../src/gitops/github/commit/manifests.js'
 import { readFileAt } from '../../../../src/gitops/github/commit/read-file.js'
-import { createGitOpsOctokit, type GitOpsOctokit } from '../../../../src/gitops/github/client/octokit.js'
+import {
+  createGitOpsOctokit,
+  type GitOpsOctokit
+} from '../../../../src/gitops/github/client/octokit.js'
 import {
   buildTestManifest,
   parseManifest,

@@ -5,7 +5,10 @@
 import { describe, it, expect, beforeAll, afterAll } from '@jest/globals'
 import { getOctokit } from '@actions/github'
 import { retry } from '@octokit/plugin-retry'
-import { type CommitChangeInput, commitChange } from '../../../../src/gitops/github/commit/change.js'
+import {
+  type CommitChangeInput,
+  commitChange
+} from '../../../../src/gitops/github/commit/change.js'
 import { CommitOutcomeUnknown } from '../../../../src/gitops/github/commit/commit-on-branch.js'
 import type { GitOpsOctokit } from '../../../../src/gitops/github/client/octokit.js'
 import {

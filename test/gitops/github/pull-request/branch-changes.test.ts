@@ -2,11 +2,17 @@
 // tells the gate's own commits (written here by commitChange, as the commit step writes them) from
 // a push by anyone else.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import { disableAutoMerge, guardGateBranch } from '../../../../src/gitops/github/pull-request/branch-changes.js'
+import {
+  disableAutoMerge,
+  guardGateBranch
+} from '../../../../src/gitops/github/pull-request/branch-changes.js'
 import { GATE_COMMIT_MARKER } from '../../../../src/gitops/branch-guard.js'
 import { commitChange } from '../../../../src/gitops/github/commit/change.js'
 import { createGitOpsOctokit } from '../../../../src/gitops/github/client/octokit.js'
-import { openPullRequest, requestMerge } from '../../../../src/gitops/github/pull-request/pull-request.js'
+import {
+  openPullRequest,
+  requestMerge
+} from '../../../../src/gitops/github/pull-request/pull-request.js'
 import { startGitHubSandbox, type GitHubSandbox } from '../../../sandbox/github/index.js'
 
 const OWNER = 'acme'

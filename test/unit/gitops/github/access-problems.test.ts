@@ -13,8 +13,13 @@ const fine: GitOpsFacts = {
   rulesKnown: true,
   allowAutoMerge: true
 }
-const commit: GitOpsExpectations = { owner: 'acme', repo: 'gitops', mode: 'commit', merge: 'auto' }
-const pr: GitOpsExpectations = { ...commit, mode: 'pull-request' }
+const commit: GitOpsExpectations = {
+  owner: 'acme',
+  repo: 'gitops',
+  delivery: 'commit',
+  merge: 'auto'
+}
+const pr: GitOpsExpectations = { ...commit, delivery: 'pull-request' }
 
 type Row = [string, Partial<GitOpsFacts>, GitOpsExpectations, Array<[RegExp, RegExp]>]
 

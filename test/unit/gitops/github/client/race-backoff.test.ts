@@ -1,6 +1,9 @@
 // The pause after a lost commit race: full jitter, growing, capped, and bounded by the deadline.
 import { describe, expect, it } from '@jest/globals'
-import { nextRaceAttempt, raceBackoffMs } from '../../../../../src/gitops/github/client/race-backoff.js'
+import {
+  nextRaceAttempt,
+  raceBackoffMs
+} from '../../../../../src/gitops/github/client/race-backoff.js'
 
 describe('raceBackoffMs', () => {
   it.each<[number, number, number]>([

@@ -1,6 +1,9 @@
 // commitRefusal: what a refusal of createCommitOnBranch means, by the structured `type` alone.
 import { describe, expect, it } from '@jest/globals'
-import { commitFailureStep, commitRefusal } from '../../../../../src/gitops/github/commit/commit-answer.js'
+import {
+  commitFailureStep,
+  commitRefusal
+} from '../../../../../src/gitops/github/commit/commit-answer.js'
 
 const HEAD = '0123456789abcdef0123456789abcdef01234567'
 const stale = {

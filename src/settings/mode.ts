@@ -1,22 +1,22 @@
 // The rules of the mode input (action.yml, `mode` and `expected-active-version-id`): which job
 // this run is, and the promote setting that goes with it. Pure.
 import type { InputReader } from './rules.js'
-import type { InputName, PromoteMode, RunMode } from './settings.js'
+import type { InputName, PromoteChoice, Mode } from './settings.js'
 
 // Coder IDs are UUIDs (format uuid in Coder's API description, coderd/apidoc/swagger.json).
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export interface ModeSettings {
-  mode: RunMode
-  promote: PromoteMode
+  mode: Mode
+  promote: PromoteChoice
   expectedActiveVersionId: string
 }
 
 /** `promote` is the parsed promote input; errors go to the reader, each naming its inputs. */
-export function parseRunMode(reader: InputReader<InputName>, promote: PromoteMode): ModeSettings {
+export function parseMode(reader: InputReader<InputName>, promote: PromoteChoice): ModeSettings {
   const given = reader.raw('mode')
-  const modes: readonly RunMode[] = ['gate', 'test', 'promote']
-  const chosen = given ? reader.choice<RunMode>('mode', 'gate', modes) : ''
+  const modes: readonly Mode[] = ['gate', 'test', 'promote']
+  const chosen = given ? reader.choice<Mode>('mode', 'gate', modes) : ''
   // An invalid mode is one error: the cross-checks below would judge a mode nobody asked for.
   const invalid = given !== '' && !(modes as readonly string[]).includes(given)
   // An explicit gate or promote asks for a promotion that promote: false forbids: say both.
@@ -26,7 +26,7 @@ export function parseRunMode(reader: InputReader<InputName>, promote: PromoteMod
       message: `Input "mode" "${chosen}" and input "promote" "false" contradict each other: mode ${chosen} promotes. Use mode: test for a run without the promote, or drop promote: false.`
     })
   }
-  const mode: RunMode = chosen || (promote === 'skip' ? 'test' : 'gate')
+  const mode: Mode = chosen || (promote === 'skip' ? 'test' : 'gate')
   const expected = reader.raw('expected-active-version-id')
   if (expected && mode !== 'promote' && !invalid) {
     reader.errors.push({

@@ -5,7 +5,7 @@
 // presets is `null`, and a preset without parameters has `"Parameters": null`; both read as empty.
 // guess: a preset's name is unique within its version (Terraform rejects two data sources only by
 // address, so two presets could share a name; the first one is kept, with a note).
-import type { NameValue } from '../kube/objects.js'
+import type { NameValue } from '../objects/coder-k8s.js'
 import type { CoderClient } from './client.js'
 
 export interface CoderPreset {

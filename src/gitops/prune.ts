@@ -1,7 +1,7 @@
 // keep-tests: which of this template's gate-written manifests to remove. Pure decisions; the commit
 // step reads the files and the versions' creation times (action.yml, keep-tests).
-import type { CoderTemplateTest } from '../kube/objects.js'
-import { MANAGED_BY, MANAGED_BY_LABEL } from '../verdict/manifest.js'
+import type { CoderTemplateTest } from '../objects/coder-k8s.js'
+import { MANAGED_BY, MANAGED_BY_LABEL } from '../objects/manifest.js'
 
 export interface GateManifestOwner {
   organization: string

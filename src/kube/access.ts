@@ -3,7 +3,7 @@
 // rule of config/rbac/gate-role.yaml that grants it; test/unit/kube/kube-access.test.ts keeps the two
 // equal.
 import type { KubeConfig } from '@kubernetes/client-node'
-import { AGGREGATION_GROUP, TEST_GROUP, TEST_PLURAL } from './objects.js'
+import { AGGREGATION_GROUP, TEST_GROUP, TEST_PLURAL } from '../objects/coder-k8s.js'
 import { kubeRequest, statusMessage } from './request.js'
 
 export interface AccessNeed {

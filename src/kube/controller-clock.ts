@@ -1,6 +1,6 @@
 // The test's milestones on the controller's own clock (status.startTime,
 // createAttemptTime, agentsReadyTime, completionTime), for the chart of the run. Pure.
-import type { CoderTemplateTest } from './objects.js'
+import type { CoderTemplateTest } from '../objects/coder-k8s.js'
 
 /** Milliseconds since the epoch; null when the status does not carry the field (yet). */
 export interface ControllerClock {

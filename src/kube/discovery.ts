@@ -1,7 +1,7 @@
 // Is coder-k8s served in this cluster: the CRD, and `codertemplates/promote` in aggregated discovery?
 // Checked at runtime, as a coder-k8s release may not serve the CRD or run its controller (guess).
 import type { KubeConfig } from '@kubernetes/client-node'
-import { AGGREGATION_API_VERSION, TEST_API_VERSION, TEST_PLURAL } from './objects.js'
+import { AGGREGATION_API_VERSION, TEST_API_VERSION, TEST_PLURAL } from '../objects/coder-k8s.js'
 import { kubeRequest, serverOf, statusMessage } from './request.js'
 
 export interface DiscoveryOptions {

@@ -2,8 +2,8 @@
 // 409 or 503 answer (request, answers, time budgets, retry rules, the template and version status):
 // https://github.com/coder/coder-k8s/blob/main/docs/reference/aggregated-api-behavior.md
 import type { KubeConfig } from '@kubernetes/client-node'
-import { AGGREGATION_API_VERSION, PROMOTION_KIND } from './objects.js'
-import type { CoderTemplateVersionPromotion, KubeStatus } from './objects.js'
+import { AGGREGATION_API_VERSION, PROMOTION_KIND } from '../objects/coder-k8s.js'
+import type { CoderTemplateVersionPromotion, KubeStatus } from '../objects/coder-k8s.js'
 import type { PromoteAnswer } from '../promotion/answer.js'
 import {
   KubeAbortError,

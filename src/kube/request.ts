@@ -7,7 +7,7 @@
 import { raceAbort } from '../timing/abort.js'
 import { HttpMethod, IsomorphicFetchHttpLibrary, RequestContext } from '@kubernetes/client-node'
 import type { KubeConfig } from '@kubernetes/client-node'
-import type { KubeStatus } from './objects.js'
+import type { KubeStatus } from '../objects/coder-k8s.js'
 
 export interface KubeRequest {
   method: 'GET' | 'POST'

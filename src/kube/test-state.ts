@@ -3,7 +3,7 @@
 // manifest; a read that fails tells nothing, and the manifest stays too (prune.ts, mayRemoveTest).
 import type { KubeConfig } from '@kubernetes/client-node'
 import type { TestState } from '../gitops/prune.js'
-import { type CoderTemplateTest, TEST_API_VERSION, TEST_PLURAL } from './objects.js'
+import { type CoderTemplateTest, TEST_API_VERSION, TEST_PLURAL } from '../objects/coder-k8s.js'
 import { kubeRequest } from './request.js'
 
 /** Final phases (coder-k8s: status.phase Succeeded or Failed, https://github.com/coder/coder-k8s). */

@@ -7,8 +7,8 @@
 import { Watch } from '@kubernetes/client-node'
 import { withJitter } from '../timing/backoff.js'
 import { sleep } from '../timing/sleep.js'
-import type { CoderTemplateTest } from './objects.js'
-import { TEST_API_VERSION, TEST_PLURAL } from './objects.js'
+import type { CoderTemplateTest } from '../objects/coder-k8s.js'
+import { TEST_API_VERSION, TEST_PLURAL } from '../objects/coder-k8s.js'
 import { KubeAbortError, kubeRequest, statusMessage } from './request.js'
 import { eventOfWatchEnd } from './watch-state.js'
 import {

@@ -4,8 +4,8 @@
 // watch of that object from the resourceVersion the reducer holds, backoff sleeps and a deadline
 // timer. Facts: the CRD's REST path and a watch by fieldSelector, as coder-k8s's E2E does; client-node
 // 2.0.1's Watch ends a quiet stream after 30 s (kubernetes-client/javascript#3022).
-import { TEST_API_VERSION, TEST_PLURAL } from './objects.js'
-import type { CoderTemplateTest } from './objects.js'
+import { TEST_API_VERSION, TEST_PLURAL } from '../objects/coder-k8s.js'
+import type { CoderTemplateTest } from '../objects/coder-k8s.js'
 import { withJitter } from '../timing/backoff.js'
 import { sleep } from '../timing/sleep.js'
 import { systemClock } from '../timing/clock.js'

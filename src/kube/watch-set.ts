@@ -6,7 +6,7 @@
 // concepts, "Efficient detection of changes": https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes).
 // Deadlines are per test: the sync deadline until a test is first seen, then its own wait timeout.
 import { backoff } from '../timing/backoff.js'
-import type { CoderTemplateTest } from './objects.js'
+import type { CoderTemplateTest } from '../objects/coder-k8s.js'
 
 export interface SetRules {
   names: readonly string[]

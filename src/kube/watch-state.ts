@@ -11,7 +11,7 @@
 //   are re-read after a backoff. After a 410 the read is a LIST: its resourceVersion is current.
 // - Deadlines: the sync deadline while the object has never been seen, then the wait deadline from
 //   its first sight. The first GET is always made; every later event checks the deadline.
-import type { CoderTemplateTest, KubeStatus } from './objects.js'
+import type { CoderTemplateTest, KubeStatus } from '../objects/coder-k8s.js'
 import { backoff } from '../timing/backoff.js'
 
 export interface WatchRules {

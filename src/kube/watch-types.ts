@@ -2,7 +2,7 @@
 // counters and the Waiter both pass around. Here so neither of the two imports the other's types.
 import type { Sleep } from '../timing/sleep.js'
 import type { KubeConfig } from '@kubernetes/client-node'
-import type { CoderTemplateTest } from './objects.js'
+import type { CoderTemplateTest } from '../objects/coder-k8s.js'
 import type { WatchRules } from './watch-state.js'
 
 export interface WaitBackoff {

@@ -5,8 +5,12 @@
 // when it is one of the exact documented texts, with our own version, template and namespace in it:
 // the text comes from another system and may quote anything, so any other text takes the safe way
 // (read the active version first; never a blind retry).
-import type { CoderTemplateVersionPromotion, KubeStatus, PromotionResult } from '../kube/objects.js'
-import { AGGREGATION_GROUP } from '../kube/objects.js'
+import type {
+  CoderTemplateVersionPromotion,
+  KubeStatus,
+  PromotionResult
+} from '../objects/coder-k8s.js'
+import { AGGREGATION_GROUP } from '../objects/coder-k8s.js'
 import { backoff } from '../timing/backoff.js'
 
 export type PromoteRequestMode = 'promote' | 'dry-run'

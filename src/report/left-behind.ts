@@ -2,7 +2,7 @@
 // sentence each. The same facts on every failure kind (docs/troubleshooting.md, "What changed").
 // Pure: it reads the report only, never the journal.
 import { unarchiveCommand } from '../steps/tidy.js'
-import { pullRequestBranch } from '../verdict/manifest.js'
+import { pullRequestBranch } from '../gitops/naming.js'
 import type { GitOpsPart, MergePart, RunReport, TemplatePart } from './report.js'
 
 export const NOTHING_LEFT = 'Nothing: the run changed nothing in Coder, Git or the cluster.'

@@ -3,7 +3,7 @@
 // located version over the input, the merge commit over the gate's branch commit). Pure.
 import type { VersionFacts } from '../promotion/guard.js'
 import type { Journal } from '../steps/journal.js'
-import { manifestPathOf } from '../verdict/manifest.js'
+import { manifestPathOf } from '../gitops/naming.js'
 import { coderVersionUrl, commitUrlOf, runLabelOf, runUrlOf, serverOfPullRequest } from './links.js'
 import type { RunRef } from './links.js'
 import {

@@ -3,7 +3,7 @@
 // never mutated by a step. A fact that is not known is absent (undefined), never ''; the outputs
 // write an unknown as '' at the edge (outputs.ts).
 import type { ControllerClock } from '../kube/controller-clock.js'
-import type { PromotionResult } from '../kube/objects.js'
+import type { PromotionResult } from '../objects/coder-k8s.js'
 import type { Delivery, Mode } from '../settings/settings.js'
 import type { FailureKind } from '../steps/failure-kinds.js'
 import type { FailureStatus, StepStatus } from '../steps/step.js'

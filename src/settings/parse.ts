@@ -2,7 +2,7 @@
 // runs. Pure: the caller passes the raw values, the run context and the file reads, so every rule
 // has a table test. The input names and defaults are fixed by action.yml.
 import path from 'node:path'
-import type { NameValue } from '../kube/objects.js'
+import type { NameValue } from '../objects/coder-k8s.js'
 import {
   InputReader,
   isGitBranchName,

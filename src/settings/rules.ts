@@ -1,7 +1,7 @@
 // The small rules that inputs share: one reader that collects every error with the input's name and
 // the broken rule, and never shows the value of a secret input. Pure.
 import { isAlias, isMap, isScalar, parseDocument, type Document, type Scalar } from 'yaml'
-import type { NameValue } from '../kube/objects.js'
+import type { NameValue } from '../objects/coder-k8s.js'
 
 export interface InputError<Name extends string = string> {
   input: Name

@@ -1,6 +1,6 @@
 // The action's inputs (names fixed by action.yml) and the typed Settings that
 // src/settings/parse.ts parses them into. Steps take the part of Settings they need.
-import type { NameValue } from '../kube/objects.js'
+import type { NameValue } from '../objects/coder-k8s.js'
 import type { InputError as GenericInputError } from './rules.js'
 import type { RevisionContext, VersionSource } from './naming.js'
 import type { PresetSelection } from './presets.js'

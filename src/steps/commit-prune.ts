@@ -1,7 +1,7 @@
 // keep-tests for the commit step: this template's gate-written manifests beyond the newest N
 // versions, decided by gitops/prune.ts (never a newer version, an unknown time or a test that still
 // runs, which the cluster is asked about through CommitInput.testState).
-import type { CoderTemplateTest } from '../kube/objects.js'
+import type { CoderTemplateTest } from '../objects/coder-k8s.js'
 import {
   isGateManifestFor,
   type JudgedRemoval,
@@ -10,7 +10,7 @@ import {
   PRUNE_KEPT_TEXT,
   type TestState
 } from '../gitops/prune.js'
-import { parseManifest } from '../verdict/manifest.js'
+import { parseManifest } from '../objects/manifest.js'
 import type { GitHost } from '../gitops/host.js'
 import type { Settings } from '../settings/settings.js'
 import type { Preflight } from './preflight.js'

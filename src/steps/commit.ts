@@ -2,18 +2,12 @@
 // removes the older manifests keep-tests lets go. Commit mode writes to gitops-branch; pull-request
 // mode to coder-template-gate/<test-name>, created from gitops-branch. Safe to run twice: identical
 // content and nothing to remove make no commit.
-import type { CoderTemplateTest } from '../kube/objects.js'
+import type { CoderTemplateTest } from '../objects/coder-k8s.js'
 import type { ChangeOutcome, GitHost, HostCall } from '../gitops/host.js'
 import { type DroppedRemoval, droppedRemovalText, type TestState } from '../gitops/prune.js'
 import { prunable } from './commit-prune.js'
-import {
-  buildTestManifest,
-  manifestPathOf,
-  parseManifest,
-  pullRequestBranch,
-  renderManifest,
-  sameTest
-} from '../verdict/manifest.js'
+import { manifestPathOf, pullRequestBranch } from '../gitops/naming.js'
+import { buildTestManifest, parseManifest, renderManifest, sameTest } from '../objects/manifest.js'
 import type { Settings } from '../settings/settings.js'
 import type { PlannedTest } from '../coder/preset-selection.js'
 import { defaultPlan } from './presets.js'

@@ -1,13 +1,14 @@
 // The promote job's locate step (action.yml, `mode: promote`): finds what the test job left,
 // changing nothing. This commit's version of `version` in Coder (by name and commit marker), the
 // manifest <gitops-path>/<test-name>.yaml on gitops-branch, and the guard's starting point.
-import type { CoderTemplateTest } from '../kube/objects.js'
+import type { CoderTemplateTest } from '../objects/coder-k8s.js'
 import type { CoderClient } from '../coder/client.js'
 import type { GitHost, HostCall } from '../gitops/host.js'
 import type { CommittedTest } from './commit.js'
 import { planPresetTests } from './presets.js'
 import { expectedVersionProblem, manifestProblem, versionProblem } from '../verdict/locate-rules.js'
-import { manifestPathOf, parseManifest } from '../verdict/manifest.js'
+import { manifestPathOf } from '../gitops/naming.js'
+import { parseManifest } from '../objects/manifest.js'
 import type { Settings } from '../settings/settings.js'
 import type { Preflight, VersionRef } from './preflight.js'
 import { clockOf, failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'

@@ -2,7 +2,7 @@
 // subresource, behind the promotion guard (README): the active version is read again right
 // before the request. Safe to run twice: our version active already is AlreadyActive, no request.
 import type { KubeConfig } from '@kubernetes/client-node'
-import type { PromotionResult } from '../kube/objects.js'
+import type { PromotionResult } from '../objects/coder-k8s.js'
 import type { CoderClient } from '../coder/client.js'
 import { postPromotion, readActiveVersionID } from '../kube/promote-request.js'
 import { PromotionRefusedError, type PromoteStepInput, runPromotion } from '../promotion/retry.js'

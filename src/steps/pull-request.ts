@@ -4,7 +4,7 @@
 // branch is reused, and a merged one is reported as merged.
 import { ForeignChangeError } from '../gitops/branch-guard.js'
 import type { GitHost, HostCall } from '../gitops/host.js'
-import { parseManifest, sameTest } from '../verdict/manifest.js'
+import { parseManifest, sameTest } from '../objects/manifest.js'
 import type { GitOpsSettings, TestSettings } from '../settings/settings.js'
 import type { Committed } from './commit.js'
 import type { Preflight } from './preflight.js'

@@ -37,6 +37,7 @@ export async function tidyAfterOutcome(journal: Journal, gate: TidyWiring | null
     // The step ends at once on a cancel; the grace lets it hand over what stayed.
     await journal.run('tidy', (c) => tidyVersions(input, c), { cancelGraceMs: 1000 })
   } catch {
-    // Not reached: the tidy step never fails; a cancel past the grace is in the journal.
+    // The tidy step never fails; a cancel past the grace stops it (StepStopped), and the journal
+    // already holds that entry for the report.
   }
 }

@@ -1,6 +1,6 @@
 // What the wait step records of each object read: the timeline and log lines, the workspace the
 // status names, and a test's entry in test-results.
-import type { CoderTemplateTest } from '../kube/objects.js'
+import type { CoderTemplateTest } from '../objects/coder-k8s.js'
 import { controllerClockOf } from '../kube/controller-clock.js'
 import { CODER_NAME_MAX, CODER_NAME_PATTERN } from '../settings/naming.js'
 import { describeWaiting, observe, verdictOf } from '../verdict/verdict.js'

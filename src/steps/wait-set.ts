@@ -3,9 +3,9 @@
 // The run's top-level wait facts are those of the gravest test that did not pass (else the first
 // test), so the summary's test section speaks of the test that decided; test-results has them all.
 import { type SetOutcome, waitForTests } from '../kube/wait-tests.js'
-import type { CoderTemplateTest } from '../kube/objects.js'
+import type { CoderTemplateTest } from '../objects/coder-k8s.js'
 import { combineVerdicts, judgeTest, type JudgedTest } from '../verdict/combined.js'
-import { specDifferences } from '../verdict/manifest.js'
+import { specDifferences } from '../objects/manifest.js'
 import { verdictOf } from '../verdict/verdict.js'
 import {
   cancelled,

@@ -1,7 +1,7 @@
 // The types of the wait step (wait.ts) and of its wait for a set of tests (wait-set.ts), in a
 // module of their own so that neither imports the other's.
 import type { KubeConfig } from '@kubernetes/client-node'
-import type { CoderTemplateTest } from '../kube/objects.js'
+import type { CoderTemplateTest } from '../objects/coder-k8s.js'
 import type { ControllerClock } from '../kube/controller-clock.js'
 import type { TestSettings } from '../settings/settings.js'
 import type { Observed } from '../verdict/verdict.js'

@@ -1,11 +1,11 @@
 // Step 5, wait: until Argo CD or Flux created the test and the controller finished it; then judge the
 // one object read. The verdict and the integrity come from the same object: a pass needs Succeeded
 // with Ready=True at the current generation, the whole committed spec, and our version ID.
-import type { CoderTemplateTest } from '../kube/objects.js'
+import type { CoderTemplateTest } from '../objects/coder-k8s.js'
 import { integrityProblems } from '../verdict/integrity.js'
 import { TestDeletedError, waitForTest, WaitTimeoutError } from '../kube/wait.js'
 import { controllerClockOf } from '../kube/controller-clock.js'
-import { specDifferences } from '../verdict/manifest.js'
+import { specDifferences } from '../objects/manifest.js'
 import { observe, verdictOf } from '../verdict/verdict.js'
 import {
   cancelled,

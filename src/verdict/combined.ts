@@ -2,7 +2,7 @@
 // read, with the same checks as one test (integrity.ts, verdict.ts), then one combined verdict. The
 // run passes only when every test passed; otherwise it fails with the gravest kind among them and
 // names every test that did not pass. Pure: the table is test/unit/verdict/combined.test.ts.
-import type { CoderTemplateTest, CoderTemplateTestSpec } from '../kube/objects.js'
+import type { CoderTemplateTest, CoderTemplateTestSpec } from '../objects/coder-k8s.js'
 import type { FailureKind } from '../steps/failure-kinds.js'
 import { integrityProblems, type PushedVersion } from './integrity.js'
 import { verdictOf } from './verdict.js'

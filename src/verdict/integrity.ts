@@ -1,8 +1,8 @@
 // Gate integrity: the one object read that gave the verdict must prove what this run pushed.
 // Anyone who can create tests can create our test's name first, with another spec
 // (https://github.com/coder/coder-k8s/blob/main/docs/how-to/gitops.md).
-import type { CoderTemplateTest, CoderTemplateTestSpec } from '../kube/objects.js'
-import { specDifferences } from './manifest.js'
+import type { CoderTemplateTest, CoderTemplateTestSpec } from '../objects/coder-k8s.js'
+import { specDifferences } from '../objects/manifest.js'
 
 export interface PushedVersion {
   id: string

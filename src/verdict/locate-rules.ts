@@ -1,7 +1,7 @@
 // The promote job's decisions about what the test job left (action.yml, `mode: promote`): the
 // version must be this commit's, and the manifest on gitops-branch must be the test of that
 // version. Each problem names what was found. Pure.
-import type { CoderTemplateTest } from '../kube/objects.js'
+import type { CoderTemplateTest } from '../objects/coder-k8s.js'
 import type { CoderTemplateVersion } from '../coder/types.js'
 import { hasVersionMarker } from '../coder/version-identity.js'
 

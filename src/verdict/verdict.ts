@@ -3,7 +3,7 @@
 // the gate passes only where both tools say Healthy/Current and fails only where both say
 // Degraded/Failed (test/config/gitops checks this over one fixture table).
 // Facts: https://github.com/coder/coder-k8s/blob/main/docs/how-to/test-templates.md
-import type { CoderTemplateTest, Condition } from '../kube/objects.js'
+import type { CoderTemplateTest, Condition } from '../objects/coder-k8s.js'
 
 export type WaitingWhy =
   | 'no-status' // the controller has not written a status yet (the first reconcile writes none)

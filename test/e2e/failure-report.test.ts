@@ -3,7 +3,7 @@
 // workspace, links to the version in Coder, the GitOps commit or pull request and the run, version
 // names beside their IDs, the kubectl command where a test exists, and what stays behind.
 import { describe, expect, it } from '@jest/globals'
-import { buildTestManifest, renderManifest } from '../../src/verdict/manifest.js'
+import { buildTestManifest, renderManifest } from '../../src/objects/manifest.js'
 import { type ActionRun, type RunOptions } from '../sandbox/action-runner.js'
 import { summaryAsText } from '../sandbox/summary-text.js'
 import {

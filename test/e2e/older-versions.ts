@@ -1,6 +1,6 @@
 // Older versions of docker, each with the manifest the gate would have committed for it: what
 // keep-tests chooses from. Shared by the keep-tests and commit-edge scenarios.
-import { buildTestManifest, renderManifest } from '../../src/verdict/manifest.js'
+import { buildTestManifest, renderManifest } from '../../src/objects/manifest.js'
 import { GITOPS_PATH, GITOPS_REPO, NAMESPACE, OWNER, type World } from '../sandbox/world.js'
 
 /** The path of the gate's manifest for version `name` of docker (dots become dashes). */

@@ -4,7 +4,7 @@
 import { describe, expect, it } from '@jest/globals'
 import type { ChildProcess } from 'node:child_process'
 import { withVersionMarker } from '../../src/coder/version-identity.js'
-import { buildTestManifest, renderManifest } from '../../src/verdict/manifest.js'
+import { buildTestManifest, renderManifest } from '../../src/objects/manifest.js'
 import { GITOPS_REPO, NAMESPACE, OWNER } from '../sandbox/world.js'
 import { expectNoSecrets } from './expect.js'
 import { commandsTheRunnerRuns, errorAnnotations } from './runner-log.js'

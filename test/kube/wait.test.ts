@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals'
-import type { CoderTemplateTest } from '../../src/kube/objects.js'
+import type { CoderTemplateTest } from '../../src/objects/coder-k8s.js'
 import { loadKubeConfig } from '../../src/kube/config.js'
 import { verdictOf } from '../../src/verdict/verdict.js'
 import {

@@ -4,7 +4,7 @@ import { type MutatedModule, mutationsOf } from './mutation-types.js'
 export const GATE_MODULES: MutatedModule[] = [
   {
     name: 'integrity',
-    tests: ['test/unit/verdict/integrity.test.ts', 'test/unit/verdict/manifest.test.ts'],
+    tests: ['test/unit/verdict/integrity.test.ts', 'test/unit/objects/manifest.test.ts'],
     mutations: mutationsOf('src/verdict/integrity.ts', [
       [
         'integrityProblems',

@@ -8,8 +8,8 @@
 // this loop applied that no file describes any more is deleted, as Argo CD's automated sync with
 // prune and Flux's Kustomization `prune: true` do.
 import { parseAllDocuments } from 'yaml'
-import { TEST_KIND } from '../../src/kube/objects.js'
-import type { CoderTemplateTest } from '../../src/kube/objects.js'
+import { TEST_KIND } from '../../src/objects/coder-k8s.js'
+import type { CoderTemplateTest } from '../../src/objects/coder-k8s.js'
 import type { GitCommit } from './contracts.js'
 import type { KubeSandbox } from './kube/server.js'
 import { ApiError } from './kube/status.js'

@@ -1,7 +1,7 @@
 // The two GitOps health rules and the gate's own verdict over the fixture table of
 // fixtures.ts.
 import { describe, it, expect } from '@jest/globals'
-import type { CoderTemplateTest } from '../../../src/kube/objects.js'
+import type { CoderTemplateTest } from '../../../src/objects/coder-k8s.js'
 import { verdictOf } from '../../../src/verdict/verdict.js'
 import { describeWithGo } from '../../go/engines.js'
 import {

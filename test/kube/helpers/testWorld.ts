@@ -1,6 +1,6 @@
 // One CoderTemplateTest on a scripted API server: GET of the object, LIST and WATCH of the collection
 // (with fieldSelector), as the Kubernetes API server answers them. Each test scripts the watches.
-import type { CoderTemplateTest } from '../../../src/kube/objects.js'
+import type { CoderTemplateTest } from '../../../src/objects/coder-k8s.js'
 import {
   listBody,
   notFound,

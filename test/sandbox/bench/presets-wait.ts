@@ -12,7 +12,7 @@ import { loadKubeConfig } from '../../../src/kube/config.js'
 import { newWaitStats, waitForTest } from '../../../src/kube/wait.js'
 import { waitForTests } from '../../../src/kube/wait-tests.js'
 import { DEFAULT_WATCH_TIMEOUT_SECONDS, inactivityLimitMs } from '../../../src/kube/watch-stream.js'
-import { buildTestManifest } from '../../../src/verdict/manifest.js'
+import { buildTestManifest } from '../../../src/objects/manifest.js'
 import { verdictOf } from '../../../src/verdict/verdict.js'
 
 const NAMESPACE = 'coder-tests'

@@ -9,7 +9,7 @@ import type { KubeSandbox } from '../kube/index.js'
 import { loadKubeConfig } from '../../../src/kube/config.js'
 import { WaitTimeoutError, newWaitStats, waitForTest } from '../../../src/kube/wait.js'
 import { DEFAULT_WATCH_TIMEOUT_SECONDS, inactivityLimitMs } from '../../../src/kube/watch-stream.js'
-import { buildTestManifest } from '../../../src/verdict/manifest.js'
+import { buildTestManifest } from '../../../src/objects/manifest.js'
 
 const NAMESPACE = 'coder-tests'
 const NAME = 'quiet-docker-v1'

@@ -3,11 +3,11 @@
 import { NAMESPACE, OWNER, startWorld, type World } from '../world.js'
 import type { FinalStatusInfo } from '../kube/controller.js'
 import type { RecordedRequest } from '../contracts.js'
-import type { CoderTemplateTest } from '../../../src/kube/objects.js'
+import type { CoderTemplateTest } from '../../../src/objects/coder-k8s.js'
 import { loadKubeConfig } from '../../../src/kube/config.js'
 import { postPromotion } from '../../../src/kube/promote-request.js'
 import { kubeRequest } from '../../../src/kube/request.js'
-import { buildTestManifest } from '../../../src/verdict/manifest.js'
+import { buildTestManifest } from '../../../src/objects/manifest.js'
 import { testNameFor } from '../../../src/settings/naming.js'
 import { POLL_INTERVAL_MS, TEMPLATE } from './config.js'
 

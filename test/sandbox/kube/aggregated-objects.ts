@@ -1,7 +1,7 @@
 // The objects of the aggregated API: CoderTemplate and CoderTemplateVersion as the sandbox serves
 // them from CoderBackend.
 import { createHash } from 'node:crypto'
-import { AGGREGATION_API_VERSION, AGGREGATION_GROUP } from '../../../src/kube/objects.js'
+import { AGGREGATION_API_VERSION, AGGREGATION_GROUP } from '../../../src/objects/coder-k8s.js'
 import type { SandboxTemplate, SandboxVersion } from '../contracts.js'
 import { rfc3339 } from './store.js'
 

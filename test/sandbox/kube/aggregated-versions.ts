@@ -1,6 +1,6 @@
 // Lists of codertemplateversions: always complete and current, selected
 // by the template (and organization) labels.
-import { AGGREGATION_API_VERSION } from '../../../src/kube/objects.js'
+import { AGGREGATION_API_VERSION } from '../../../src/objects/coder-k8s.js'
 import type { CoderBackend } from '../contracts.js'
 import type { Answer } from './aggregated.js'
 import { ORG_LABEL, TEMPLATE_LABEL, versionObject } from './aggregated-objects.js'

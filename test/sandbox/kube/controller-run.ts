@@ -2,7 +2,7 @@
 // the template and version through Coder, the running steps, then the final status.
 // Lifecycle: https://github.com/coder/coder-k8s/blob/main/docs/how-to/test-templates.md
 import { randomUUID } from 'node:crypto'
-import type { CoderTemplateTest, CoderTemplateTestStatus } from '../../../src/kube/objects.js'
+import type { CoderTemplateTest, CoderTemplateTestStatus } from '../../../src/objects/coder-k8s.js'
 import type { CoderBackend } from '../contracts.js'
 import {
   CLEANUP_PENDING,

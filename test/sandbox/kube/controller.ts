@@ -8,7 +8,7 @@ import type {
   CoderTemplateTest,
   CoderTemplateTestStatus,
   Condition
-} from '../../../src/kube/objects.js'
+} from '../../../src/objects/coder-k8s.js'
 import type { CoderBackend } from '../contracts.js'
 import { TestRun } from './controller-run.js'
 import type { RunHost } from './controller-run.js'

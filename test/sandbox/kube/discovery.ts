@@ -10,7 +10,7 @@ import {
   TEST_KIND,
   TEST_PLURAL,
   TEST_VERSION
-} from '../../../src/kube/objects.js'
+} from '../../../src/objects/coder-k8s.js'
 import type { RouteTable } from './routes.js'
 import { nsOf } from './routes.js'
 

@@ -4,7 +4,7 @@ import {
   AGGREGATION_API_VERSION,
   AGGREGATION_GROUP,
   PROMOTION_KIND
-} from '../../../src/kube/objects.js'
+} from '../../../src/objects/coder-k8s.js'
 import type { SandboxTemplate, SandboxVersion } from '../contracts.js'
 import type { Answer } from './aggregated.js'
 import type { PromoteTiming } from './promote-faults.js'

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseAllDocuments } from 'yaml'
-import { AGGREGATION_GROUP } from '../../../src/kube/objects.js'
+import { AGGREGATION_GROUP } from '../../../src/objects/coder-k8s.js'
 import {
   bootstrapClusterRoles,
   cutGrant,

@@ -2,8 +2,13 @@
 // like etcd's revision), a bounded history of watch events (older resourceVersions give 410 Gone)
 // and in-process listeners (watch streams and the controller).
 import { randomUUID } from 'node:crypto'
-import { TEST_API_VERSION, TEST_GROUP, TEST_KIND, TEST_PLURAL } from '../../../src/kube/objects.js'
-import type { CoderTemplateTest } from '../../../src/kube/objects.js'
+import {
+  TEST_API_VERSION,
+  TEST_GROUP,
+  TEST_KIND,
+  TEST_PLURAL
+} from '../../../src/objects/coder-k8s.js'
+import type { CoderTemplateTest } from '../../../src/objects/coder-k8s.js'
 import { alreadyExists, apiError, conflict, invalid, notFound } from './status.js'
 import { applyDefaults, prune, validateSpec } from './validation.js'
 import type { FieldCause, TestSchema } from './validation.js'

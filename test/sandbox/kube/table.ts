@@ -1,6 +1,6 @@
 // Server-side printing of codertemplatetests (kubectl get asks for a Table).
 import type { IncomingMessage } from 'node:http'
-import type { CoderTemplateTest } from '../../../src/kube/objects.js'
+import type { CoderTemplateTest } from '../../../src/objects/coder-k8s.js'
 
 function age(created: string | undefined): string {
   if (!created) return '<unknown>'

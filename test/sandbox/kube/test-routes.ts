@@ -1,8 +1,8 @@
 // Routes of codertemplatetests (coder.com/v1alpha1): list, watch, create, get, update, patch,
 // delete and /status. The objects live in the TestStore.
 import type { IncomingMessage } from 'node:http'
-import { TEST_API_VERSION, TEST_KIND } from '../../../src/kube/objects.js'
-import type { CoderTemplateTest } from '../../../src/kube/objects.js'
+import { TEST_API_VERSION, TEST_KIND } from '../../../src/objects/coder-k8s.js'
+import type { CoderTemplateTest } from '../../../src/objects/coder-k8s.js'
 import type { Answer } from './aggregated.js'
 import { addTestGroupDiscovery } from './discovery.js'
 import { applyPatch } from './patch.js'

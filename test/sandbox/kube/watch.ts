@@ -1,8 +1,8 @@
 // Watches of codertemplatetests: replay from a resourceVersion (410 Gone when too old), live
 // events from the store, BOOKMARKs, and the watch's timeout (Kubernetes API concepts: watches).
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { TEST_API_VERSION, TEST_KIND } from '../../../src/kube/objects.js'
-import type { CoderTemplateTest } from '../../../src/kube/objects.js'
+import { TEST_API_VERSION, TEST_KIND } from '../../../src/objects/coder-k8s.js'
+import type { CoderTemplateTest } from '../../../src/objects/coder-k8s.js'
 import { matches, parseFieldSelector, parseLabelSelector } from './selectors.js'
 import { statusBody } from './status.js'
 import type { StoredEvent, TestStore } from './store.js'

@@ -1,7 +1,7 @@
 // keep-tests decisions: which gate-written manifests are ours, and which of them to remove.
 import { describe, expect, it } from '@jest/globals'
-import type { CoderTemplateTest } from '../../../src/kube/objects.js'
-import { buildTestManifest, MANAGED_BY_LABEL } from '../../../src/verdict/manifest.js'
+import type { CoderTemplateTest } from '../../../src/objects/coder-k8s.js'
+import { buildTestManifest, MANAGED_BY_LABEL } from '../../../src/objects/manifest.js'
 import {
   isGateManifestFor,
   mayRemoveTest,

@@ -1,6 +1,6 @@
 // The wait for a set of tests as a reducer: one list, one watch for all of them; deadlines per test.
 import { describe, expect, it } from '@jest/globals'
-import type { CoderTemplateTest } from '../../../src/kube/objects.js'
+import type { CoderTemplateTest } from '../../../src/objects/coder-k8s.js'
 import {
   advanceSet,
   pendingNames,

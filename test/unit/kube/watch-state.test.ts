@@ -1,6 +1,6 @@
 import { inactivityLimitMs } from '../../../src/kube/watch-stream.js'
 import { describe, expect, it } from '@jest/globals'
-import type { CoderTemplateTest } from '../../../src/kube/objects.js'
+import type { CoderTemplateTest } from '../../../src/objects/coder-k8s.js'
 import {
   advance,
   deadlineOf,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import type { KubeStatus } from '../../../src/kube/objects.js'
+import type { KubeStatus } from '../../../src/objects/coder-k8s.js'
 import {
   decideAfterReread,
   decideAnswer,

@@ -9,7 +9,7 @@ import {
 } from '../../../src/report/left-behind.js'
 import { emptyReport } from '../../../src/report/report.js'
 import { workspaceOf } from '../../../src/steps/wait.js'
-import type { CoderTemplateTest } from '../../../src/kube/objects.js'
+import type { CoderTemplateTest } from '../../../src/objects/coder-k8s.js'
 
 const NAME = 'ktt-0960bc9a604447878009ec08ef05'
 

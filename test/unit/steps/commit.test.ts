@@ -4,7 +4,7 @@
 import { describe, expect, it } from '@jest/globals'
 import { commitManifest } from '../../../src/steps/commit.js'
 import type { TestState } from '../../../src/gitops/prune.js'
-import { buildTestManifest, parseManifest, renderManifest } from '../../../src/verdict/manifest.js'
+import { buildTestManifest, parseManifest, renderManifest } from '../../../src/objects/manifest.js'
 import { MemoryGitHost } from '../../gitops/memory/host.js'
 import {
   commitInput,

@@ -1,6 +1,6 @@
 // The verdict of several tests (test-presets): each judged from its own read, then combined.
 import { describe, expect, it } from '@jest/globals'
-import type { CoderTemplateTest } from '../../../src/kube/objects.js'
+import type { CoderTemplateTest } from '../../../src/objects/coder-k8s.js'
 import {
   combineVerdicts,
   type JudgedTest,
@@ -8,7 +8,7 @@ import {
   type TestEnding,
   type TestJudgment
 } from '../../../src/verdict/combined.js'
-import { buildTestManifest } from '../../../src/verdict/manifest.js'
+import { buildTestManifest } from '../../../src/objects/manifest.js'
 
 const OUR_ID = '11111111-1111-4111-8111-111111111111'
 const pushed = { id: OUR_ID, name: 'v2' }

@@ -2,9 +2,9 @@
 // our whole spec and our version in its status (coder-k8s docs/how-to/gitops.md). Phase, conditions and
 // generations are the verdict's business (verdict.test.ts): they never make an object prove more.
 import { describe, expect, it } from '@jest/globals'
-import type { CoderTemplateTest } from '../../../src/kube/objects.js'
+import type { CoderTemplateTest } from '../../../src/objects/coder-k8s.js'
 import { integrityProblems, type PushedVersion } from '../../../src/verdict/integrity.js'
-import { buildTestManifest } from '../../../src/verdict/manifest.js'
+import { buildTestManifest } from '../../../src/objects/manifest.js'
 
 const OUR_ID = '11111111-1111-4111-8111-111111111111'
 const OTHER_ID = '22222222-2222-4222-8222-222222222222'

@@ -1,7 +1,7 @@
 // The promote job's decisions about what the test job left (src/verdict/locate-rules.ts): this commit's
 // version, and the manifest of exactly that version.
 import { describe, expect, it } from '@jest/globals'
-import type { CoderTemplateTest } from '../../../src/kube/objects.js'
+import type { CoderTemplateTest } from '../../../src/objects/coder-k8s.js'
 import type { CoderTemplateVersion } from '../../../src/coder/types.js'
 import {
   expectedVersionProblem,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals'
-import type { CoderTemplateTest } from '../../../src/kube/objects.js'
+import type { CoderTemplateTest } from '../../../src/objects/coder-k8s.js'
 import { verdictOf } from '../../../src/verdict/verdict.js'
 
 const ready = (status: string) => ({ type: 'Ready', status })

@@ -16,7 +16,7 @@ import {
   parseManifest,
   renderManifest,
   sameTest
-} from '../../../../src/verdict/manifest.js'
+} from '../../../../src/objects/manifest.js'
 import { DOCS, HttpFailure } from '../../../sandbox/github/errors.js'
 import { startGitHubSandbox, type GitHubSandbox } from '../../../sandbox/github/index.js'
 import { FakeClock } from '../../../timing/fake-clock.js'

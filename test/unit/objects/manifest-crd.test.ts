@@ -2,7 +2,7 @@
 // its CEL rules (read from ../shared/reference/data, third-party data that is never copied here).
 import { existsSync } from 'node:fs'
 import { describe, expect, it } from '@jest/globals'
-import { buildTestManifest, type ManifestParams } from '../../../src/verdict/manifest.js'
+import { buildTestManifest, type ManifestParams } from '../../../src/objects/manifest.js'
 import { testNameFor } from '../../../src/settings/naming.js'
 import { defaultCrdPath, loadTestSchema, validateSpec } from '../../sandbox/kube/validation.js'
 

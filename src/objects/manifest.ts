@@ -8,22 +8,12 @@ import {
   type NameValue,
   TEST_API_VERSION,
   TEST_KIND
-} from '../kube/objects.js'
+} from './coder-k8s.js'
 
 /** The CRD's default: the API server writes it, so a stored object always has timeoutSeconds. */
 const DEFAULT_TIMEOUT_SECONDS = 900
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by'
 export const MANAGED_BY = 'coder-template-gate'
-
-/** Where the manifest of a test lives in the GitOps repository: `<gitops-path>/<test-name>.yaml`. */
-export function manifestPathOf(folder: string, testName: string): string {
-  return folder ? `${folder}/${testName}.yaml` : `${testName}.yaml`
-}
-
-/** The branch of pull-request mode (action.yml, gitops-mode). */
-export function pullRequestBranch(testName: string): string {
-  return `coder-template-gate/${testName}`
-}
 
 export interface ManifestParams {
   testName: string

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals'
 import YAML from 'yaml'
-import type { CoderTemplateTest } from '../../../src/kube/objects.js'
+import type { CoderTemplateTest } from '../../../src/objects/coder-k8s.js'
 import { integrityProblems } from '../../../src/verdict/integrity.js'
 import { versionNameProblem } from '../../../src/settings/naming.js'
 import { describeWithGo } from '../../go/engines.js'
@@ -12,7 +12,7 @@ import {
   renderManifest,
   sameTest,
   specDifferences
-} from '../../../src/verdict/manifest.js'
+} from '../../../src/objects/manifest.js'
 
 const PARAMS: ManifestParams = {
   testName: 'docker-v2-0-rc1',

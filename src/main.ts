@@ -22,6 +22,7 @@ import {
 } from './steps/pull-request.js'
 import { PUSH_CANCEL_GRACE_MS, pushVersion } from './steps/push.js'
 import { tidyAfterOutcome } from './steps/tidy-run.js'
+import { verifyLive } from './steps/verify.js'
 import { waitForVerdict } from './steps/wait.js'
 import { systemClock } from './timing/clock.js'
 import { Gate } from './wiring.js'
@@ -46,13 +47,16 @@ export async function run(
     const preflight = await journal.run('preflight', (c) => runPreflight(g.preflight(), c))
     if (g.settings.mode === 'promote') {
       await promoteJob(journal, g, preflight, startedAt)
+    } else if (g.settings.mode === 'verify') {
+      await verifyJob(journal, g, preflight, startedAt)
     } else {
       await gateJob(journal, g, preflight, startedAt)
     }
   } catch (error) {
     journal.stopped(error)
   }
-  await tidyAfterOutcome(journal, gate)
+  // mode: verify pushes nothing, so it has no version of its own to tidy.
+  if (gate?.settings.mode !== 'verify') await tidyAfterOutcome(journal, gate)
   return finish(journal, gate, startedAt, env)
 }
 
@@ -107,6 +111,26 @@ async function promoteJob(
   await journal.run('promote', (c) =>
     promoteTested(g.promoteLocated(preflight, located, tested), c)
   )
+}
+
+/**
+ * mode: verify (interface.md, "Verify the live version"): a new test of the active version, the
+ * same wait and one-read checks, then the decision and the guarded rollback. No push.
+ */
+async function verifyJob(
+  journal: Journal,
+  g: Gate,
+  preflight: Preflight,
+  startedAt: number
+): Promise<void> {
+  const committed = await journal.run('commit', (c) => commitManifest(g.commitLive(preflight), c))
+  const live = { versionName: '', versionId: '' }
+  const tested = await journal.run(
+    'wait',
+    (c) => waitForVerdict({ ...g.wait(live, committed, c.now(), startedAt), live: true }, c),
+    { group: `Wait for CoderTemplateTest ${g.testName}`, cancelGraceMs: 1000 }
+  )
+  await journal.run('verify', (c) => verifyLive(g.verify(preflight, tested), c))
 }
 
 /** Reads the world once more, then builds and writes the report. Never throws. */

@@ -12,6 +12,7 @@ import type { PullRequestInput } from './steps/pull-request.js'
 import type { PushInput, Pushed } from './steps/push.js'
 import type { StepLog } from './steps/step.js'
 import type { TidyInput } from './steps/tidy.js'
+import type { VerifyInput } from './steps/verify.js'
 import type { Tested, WaitInput } from './steps/wait.js'
 
 export class Gate {
@@ -51,6 +52,18 @@ export class Gate {
     const { host } = this.clients
     const versionCreatedAt = pushed.versionCreatedAt ?? {}
     return { settings: this.settings, preflight, pushed, host, versionCreatedAt }
+  }
+
+  /** mode: verify: the live test's manifest (no version name: `version.active`). */
+  commitLive(preflight: Preflight): CommitInput {
+    const pushed = { template: preflight.template, versionName: '' }
+    return {
+      settings: this.settings,
+      preflight,
+      pushed,
+      host: this.clients.host,
+      versionCreatedAt: {}
+    }
   }
 
   pullRequest(preflight: Preflight, pushed: Pushed, committed: Committed): PullRequestInput {
@@ -99,6 +112,22 @@ export class Gate {
       ...this.promote(preflight, located, tested),
       starting: located.starting,
       startingIsExpected: this.settings.expectedActiveVersionId !== ''
+    }
+  }
+
+  /** mode: verify: the decision and the rollback, from the preflight's starting point. */
+  verify(preflight: Preflight, tested: Tested): VerifyInput {
+    const { settings } = this
+    return {
+      organization: preflight.organization,
+      template: preflight.template,
+      namespace: settings.test.namespace,
+      starting: preflight.startingActive,
+      tested,
+      rollbackTo: settings.live.rollbackTo,
+      promote: settings.promote,
+      coder: this.clients.coder,
+      kc: this.kc
     }
   }
 

@@ -1,6 +1,7 @@
 // keep-tests: which of this template's gate-written manifests to remove. Pure decisions; the commit
 // step reads the files and the versions' creation times (interface.md, keep-tests).
 import type { CoderTemplateTest } from '../kube/objects.js'
+import { liveRunOf } from '../settings/live.js'
 import { MANAGED_BY, MANAGED_BY_LABEL } from '../verdict/manifest.js'
 
 export interface GateManifestOwner {
@@ -46,6 +47,29 @@ export function selectPrunable(input: PruneInput): string[] {
   const beyond = newestFirst.slice(Math.max(0, input.keep - 1))
   return beyond
     .filter((c) => !(input.activeVersionName && c.versionName === input.activeVersionName))
+    .map((c) => c.path)
+    .reverse()
+}
+
+/**
+ * mode: verify: the live tests beyond the newest N, by the run and attempt in their names
+ * (src/settings/live.ts); a name without them counts as the oldest. This run's takes one place.
+ */
+export function selectPrunableLive(input: PruneInput): string[] {
+  if (input.keep <= 0) return []
+  const key = (c: PruneCandidate): [number, number] => {
+    const run = liveRunOf(c.path.replace(/^.*\//, '').replace(/\.yaml$/, ''))
+    return run ? [run.runId, run.attempt] : [-1, -1]
+  }
+  const newestFirst = input.candidates
+    .filter((c) => c.path !== input.thisRunPath)
+    .sort((a, b) => {
+      const [ra, aa] = key(a)
+      const [rb, ab] = key(b)
+      return rb - ra || ab - aa || b.path.localeCompare(a.path)
+    })
+  return newestFirst
+    .slice(Math.max(0, input.keep - 1))
     .map((c) => c.path)
     .reverse()
 }

@@ -26,6 +26,7 @@ import {
   type TemplatePart
 } from './report.js'
 import { stepRows } from './rows.js'
+import { verificationPart, verificationWarnings } from './verification.js'
 
 export interface BuildContext extends PartsContext {
   startedAt: number
@@ -40,6 +41,7 @@ export function buildReport(journal: Journal, context: BuildContext): RunReport 
   const template = templatePart(journal, context.observed)
   const promotion = promotionPart(journal)
   const failure = failurePart(journal, context, template, promotion)
+  const verification = verificationPart(journal)
   const facts: Omit<RunReport, 'leftBehind'> = {
     startedAt: context.startedAt,
     mode: journal.value('inputs')?.settings.mode ?? 'gate',
@@ -50,8 +52,9 @@ export function buildReport(journal: Journal, context: BuildContext): RunReport 
     test: testPart(journal),
     promotion,
     tidy: tidyPart(journal),
+    ...(verification ? { verification } : {}),
     ...(failure ? { failure } : {}),
-    warnings: warningsOf(journal),
+    warnings: [...warningsOf(journal), ...verificationWarnings(journal)],
     rows: stepRows(journal)
   }
   return { ...facts, leftBehind: leftBehind(facts) }
@@ -122,6 +125,8 @@ function cancelledAfterRequest(template: TemplatePart): string {
 }
 
 function successOutcome(journal: Journal): Outcome {
+  // mode: verify: Passed and Inconclusive end the run with success (Failed is a failed step).
+  if (journal.value('verify')) return 'passed'
   const promotion = journal.value('promote')
   const mode = journal.value('inputs')?.settings.promote
   if (!promotion) return 'failed'

@@ -3,7 +3,8 @@
 import type { RunReport } from './report.js'
 
 export function outputsOf(report: RunReport): Record<string, string> {
-  const { template, test, gitops } = report
+  const { template, test, gitops, verification } = report
+  const rollback = verification?.rollback
   return {
     'version-name': template.version.name ?? '',
     'version-id': template.version.id ?? '',
@@ -19,7 +20,11 @@ export function outputsOf(report: RunReport): Record<string, string> {
     'pull-request-number': gitops.pullRequest?.number ?? '',
     'pull-request-url': gitops.pullRequest?.url ?? '',
     'pruned-manifests': gitops.prunedManifests.join(','),
-    'archived-versions': report.tidy.archived.join(',')
+    'archived-versions': report.tidy.archived.join(','),
+    'verification-result': verification?.result ?? '',
+    'verified-version-id': verification?.ran?.id ?? '',
+    'rolled-back-to-version-id': rollback?.outcome === 'applied' ? (rollback.target?.id ?? '') : '',
+    'deployment-id': report.deployment?.id ?? ''
   }
 }
 

@@ -11,6 +11,7 @@ import {
 } from './report.js'
 import { ganttChart } from './gantt.js'
 import { tidyFacts } from './tidy-facts.js'
+import { verificationFacts, verificationHeadline } from './verification.js'
 
 const MAX_TEXT = 2000
 const MAX_TIMELINE = 40
@@ -28,7 +29,11 @@ export function escapeHtml(text: string, max = MAX_TEXT): string {
     .replace(/'/g, '&#39;')
 }
 
-export function headline(report: Pick<RunReport, 'outcome' | 'template' | 'promotion'>): string {
+export function headline(
+  report: Pick<RunReport, 'outcome' | 'template' | 'promotion' | 'verification'>
+): string {
+  const verified = report.outcome === 'cancelled' ? null : verificationHeadline(report)
+  if (verified) return verified
   const { name: template, version, active } = report.template
   const what = version.name
     ? `${template ?? ''} ${version.name}`
@@ -157,6 +162,7 @@ function facts(report: RunReport): [string, string][] {
       code(promotion.result) +
         (promotion.confirmedBy === 're-read' ? ' (confirmed by a re-read)' : '')
     ],
+    ...verificationFacts(report).map(([what, text]): [string, string] => [what, escapeHtml(text)]),
     ['Previous active version', versionText(previous)],
     [
       'Active version (read at the end)',

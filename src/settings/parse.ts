@@ -45,6 +45,7 @@ import {
   WAIT_ALLOWANCE_SECONDS
 } from './settings.js'
 import { parseRunMode } from './run-mode.js'
+import { liveTestName, parseLive } from './live.js'
 import { withVersionMarker } from '../coder/version-identity.js'
 import { defaultSubject, revisionOf, runUrlOf } from './run-context.js'
 
@@ -66,6 +67,7 @@ export function parseInputs(
   const promote = reader.choice('promote', 'true', ['true', 'false', 'dry-run'])
   const promoteMode = promote === 'true' ? 'promote' : promote === 'false' ? 'skip' : 'dry-run'
   const modes = parseRunMode(reader, promoteMode)
+  const live = parseLive(reader, modes.mode, context)
   const allowRollback = reader.boolean('allow-rollback', 'false')
   const commentOnPr = reader.boolean('comment-on-pr', 'false')
   const tidy = {
@@ -79,9 +81,14 @@ export function parseInputs(
     ok: true,
     settings: {
       coder,
-      test,
+      // mode: verify: one new test per run and attempt, never an old result.
+      test:
+        modes.mode === 'verify'
+          ? { ...test, name: liveTestName(coder.template, context.runId, context.runAttempt) }
+          : test,
       gitops,
       ...modes,
+      live,
       tidy,
       allowRollback,
       commentOnPr,

@@ -9,7 +9,8 @@ import {
   droppedRemovalText,
   isGateManifestFor,
   type JudgedRemoval,
-  selectPrunable
+  selectPrunable,
+  selectPrunableLive
 } from '../gitops/prune.js'
 import {
   buildTestManifest,
@@ -126,7 +127,8 @@ function testManifestOf(input: CommitInput): CoderTemplateTest {
     controlPlane: test.controlPlane,
     organization: input.preflight.organization,
     template: input.pushed.template,
-    version: input.pushed.versionName,
+    // mode: verify tests the version active when the controller resolves the test.
+    version: input.settings.mode === 'verify' ? { active: true } : input.pushed.versionName,
     parameters: test.parameters,
     timeoutSeconds: test.timeoutSeconds
   })
@@ -188,8 +190,12 @@ function commitAdvice(host: GitHost, error: unknown): string[] {
 
 function commitMessage(input: CommitInput, manifestPath: string): string {
   const { settings, preflight, pushed } = input
+  const what =
+    settings.mode === 'verify'
+      ? `Verify the active version of ${preflight.organization}.${pushed.template}`
+      : `Test ${preflight.organization}.${pushed.template} version ${pushed.versionName}`
   return [
-    `Test ${preflight.organization}.${pushed.template} version ${pushed.versionName}`,
+    what,
     '',
     `CoderTemplateTest ${settings.test.namespace}/${settings.test.name} (${manifestPath}), written by coder-template-gate.`,
     `Run: ${settings.runUrl}`
@@ -225,13 +231,15 @@ async function prunable(
       namespace: settings.test.namespace
     })
     if (!ours) continue
+    // A live test (mode: verify) and a version's test are pruned each among their own kind.
+    if ((parsed.spec.version?.active === true) !== (settings.mode === 'verify')) continue
     const versionName = parsed.spec.version?.name ?? ''
     const createdAt = Object.hasOwn(input.versionCreatedAt, versionName)
       ? input.versionCreatedAt[versionName]
       : null
     candidates.push({ path: file.path, versionName, createdAt })
   }
-  const paths = selectPrunable({
+  const paths = (settings.mode === 'verify' ? selectPrunableLive : selectPrunable)({
     candidates,
     keep: settings.gitops.keepTests,
     activeVersionName: preflight.startingActive?.name ?? null,

@@ -132,6 +132,8 @@ function missingTemplate(
         `${missing}, so no test job pushed to it. The promote job pushes nothing and creates no template: run the test job (mode: test) for this commit first.`
       ]
     }
+  if (input.settings.mode === 'verify')
+    return { value, problems: [`${missing}, so it has no active version to verify.`] }
   if (createTemplate) {
     context.log.warning(
       `Template "${template}" does not exist in ${value.organization}: create-template is true, so the push creates it, and Coder makes its first version active before any test (coder-cli.md §1.5). That version goes live untested.`
@@ -179,7 +181,9 @@ async function checkKubernetes(
   canonical: { organization: string; template: string }
 ): Promise<Check<null>> {
   const { settings, kc } = input
-  const promote = settings.promote !== 'skip'
+  // mode: verify promotes only to roll back (rollback-to).
+  const promote =
+    settings.mode === 'verify' ? settings.live.rollbackTo !== '' : settings.promote !== 'skip'
   try {
     await assertCoderK8sServed(kc, { signal: context.signal, needAggregation: promote })
   } catch (error) {

@@ -65,6 +65,11 @@ export interface WaitInput {
   syncFrom: number
   /** For the elapsed time in front of each log line. */
   runStartedAt: number
+  /**
+   * mode: verify: the test names no version (`version.active`), so the object proves whichever
+   * version its status pins; a final Failed is a result to decide from, not the step's failure.
+   */
+  live?: boolean
 }
 
 export async function waitForVerdict(
@@ -196,14 +201,18 @@ function judge(
   facts.last = observe(test)
   facts.workspace = workspaceOf(test) ?? facts.workspace
   facts.clock = controllerClockOf(test)
-  const problems = integrityProblems(test, input.committed.manifest.spec, {
-    id: pushed.versionId,
-    name: pushed.versionName
-  })
+  const problems = integrityProblems(
+    test,
+    input.committed.manifest.spec,
+    input.live ? null : { id: pushed.versionId, name: pushed.versionName }
+  )
+  const what = input.live
+    ? 'the active version'
+    : `version ${pushed.versionName} (${pushed.versionId})`
   if (problems.length > 0) {
     return failed(
       'integrity',
-      `The test ${name} in the cluster does not prove version ${pushed.versionName} (${pushed.versionId}). Nothing was promoted.`,
+      `The test ${name} in the cluster does not prove ${what}. Nothing was promoted.`,
       {
         facts,
         problems,
@@ -214,6 +223,10 @@ function judge(
     )
   }
   const verdict = verdictOf(test)
+  const versionId = test.status?.templateVersionID ?? ''
+  // Live: Succeeded and Failed are both results; the verify step decides from them.
+  if (input.live && verdict.state !== 'waiting')
+    return succeeded({ ...facts, test, versionId }, `${verdict.phase} / ${verdict.reason}`)
   if (verdict.state === 'failed') {
     const advice = adviceForFailure(verdict.reason, facts.workspace?.name ?? '')
     return failed(
@@ -229,7 +242,6 @@ function judge(
       { facts }
     )
   }
-  const versionId = test.status?.templateVersionID ?? ''
   return succeeded({ ...facts, test, versionId }, `${verdict.reason}: ${verdict.message}`)
 }
 

@@ -208,11 +208,13 @@ export function tidyPart(journal: Journal): TidyPart {
   }
 }
 
-/** What went through but needs attention: the push's, then the tidy step's. */
+/** What went through but needs attention: the preflight's, the push's, then the tidy step's. */
 export function warningsOf(journal: Journal): string[] {
   const pushed = journal.value('push')
   const tidied = journal.value('tidy')
+  const competing = journal.value('preflight')?.competingWriters
   return [
+    ...(competing ? [competing] : []),
     ...(pushed?.createdTemplate
       ? [
           `The push created template ${pushed.template}, and Coder made version ${pushed.versionName} its active version before any test (create-template: true).`

@@ -2,7 +2,13 @@
 // effect (interface.md, "Order of effects" 2). The three systems are checked at once, and every
 // failed check is listed with what to grant or change.
 import type { KubeConfig } from '@kubernetes/client-node'
-import type { CoderClient } from '../coder/client.js'
+import type { CoderClient, CoderTemplate } from '../coder/client.js'
+import {
+  COMPETING_VERSION_NAME,
+  competingVersions,
+  competingWritersWarning
+} from '../coder/competing-writers.js'
+import { listTemplateVersions, VERSION_PAGE_SIZE } from '../coder/versions.js'
 import type { GitHost, GitOpsFacts } from '../gitops/host.js'
 import { checkAccess } from '../kube/access.js'
 import { assertCoderK8sServed } from '../kube/discovery.js'
@@ -26,6 +32,8 @@ export interface Preflight {
   startingActive: VersionRef | null
   /** gitops-branch, or the repository's default branch. */
   branch: string
+  /** The competing-writer warning (src/coder/competing-writers.ts); absent when there is none. */
+  competingWriters?: string
 }
 
 export interface PreflightInput {
@@ -97,8 +105,10 @@ async function checkCoder(input: PreflightInput, context: StepContext): Promise<
     const template = await input.coder.template(organization, settings.template)
     if (!template) return missingTemplate(input, context, { ...none, organization }, at)
     const active = await input.coder.versionById(template.active_version_id)
+    const competing = await competingWritersOf(input, template, context)
     return {
       value: {
+        ...(competing ? { competingWriters: competing } : {}),
         organization,
         template: template.name,
         templateExists: true,
@@ -112,6 +122,26 @@ async function checkCoder(input: PreflightInput, context: StepContext): Promise<
     }
   } catch (error) {
     return { value: none, problems: [`${at}: ${messageOf(error)}`] }
+  }
+}
+
+/** The warning of another writer's versions, in the log now; a failed list is only a note. */
+async function competingWritersOf(
+  input: PreflightInput,
+  template: CoderTemplate,
+  context: StepContext
+): Promise<string | null> {
+  try {
+    const versions = await listTemplateVersions(input.coder, template.id, VERSION_PAGE_SIZE, true)
+    const named = versions.map((v) => ({ name: v.name, createdAt: v.created_at ?? '' }))
+    const total = named.filter((v) => COMPETING_VERSION_NAME.test(v.name)).length
+    const warning = competingWritersWarning(template.name, competingVersions(named), total)
+    if (warning) context.log.warning(warning)
+    return warning
+  } catch (error) {
+    if (context.signal.aborted) throw error
+    context.log.info(`Cannot tell whether another writer manages the template: ${messageOf(error)}`)
+    return null
   }
 }
 

@@ -129,3 +129,37 @@ describe('mode: verify, end to end', () => {
     expect(activeVersionName(w)).toBe('v0.8.0')
   })
 })
+
+describe('competing writers, end to end', () => {
+  const HEX = [
+    '0123456789abcdef0123',
+    'fedcba98765432100123',
+    'aaaaaaaaaabbbbbbbbbb',
+    '00000000001111111111'
+  ]
+
+  it('the gate warns in the log and the summary, naming the newest three, and still promotes', async () => {
+    const w = await newWorld.withDocker()
+    for (const hex of HEX) w.coder.seedVersion({ template: 'docker', name: `k8s-${hex}` })
+    const run = await w.run()
+    expect(run.exitCode).toBe(0)
+    const warning = run.stdout
+      .split('\n')
+      .find((line) => line.startsWith('::warning::Template docker has 4 versions named k8s-'))
+    expect(warning).toBeDefined()
+    // Seeded in this order, so the last three are the newest.
+    for (const hex of HEX.slice(1)) expect(warning).toContain(`k8s-${hex}`)
+    expect(warning).not.toContain(`k8s-${HEX[0]}`)
+    expect(run.summary).toContain('made by a coder-k8s CoderTemplate spec.files writer')
+    expect(run.outputs['promotion-result']).toBe('Promoted')
+  })
+
+  it('mode: verify warns too', async () => {
+    const w = await newWorld.withDocker()
+    w.coder.seedVersion({ template: 'docker', name: `k8s-${HEX[0]}-1` })
+    const run = await w.run({ mode: 'verify' })
+    expect(run.exitCode).toBe(0)
+    expect(run.stdout).toContain(`::warning::Template docker has 1 version named k8s-<hex>`)
+    expect(run.summary).toContain(`k8s-${HEX[0]}-1`)
+  })
+})

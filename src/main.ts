@@ -3,6 +3,7 @@
 // from the step results at the end, and written on every path: success, failure, timeout, cancel.
 import * as core from '@actions/core'
 import { maskCredentialsWith } from './kube/request.js'
+import { recordDeployments } from './deployments.js'
 import { actionsLog } from './log.js'
 import { buildReport } from './report/build.js'
 import { publishReport } from './report/publish.js'
@@ -147,8 +148,10 @@ async function finish(
     preflight?.organization ?? '',
     template
   )
+  const deployment = await recordDeployments(journal, gate?.settings ?? null, env, actionsLog)
   const report = buildReport(journal, {
     startedAt,
+    deployment,
     observed,
     actionRepository: env.GITHUB_ACTION_REPOSITORY,
     actionRef: env.GITHUB_ACTION_REF,

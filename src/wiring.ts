@@ -2,6 +2,7 @@
 // step, so that run() reads as the mission and each step gets the part of Settings it needs only.
 import type { KubeConfig } from '@kubernetes/client-node'
 import { type Clients, createClients, forgetSecretInputs } from './clients.js'
+import { previousReader } from './deployments.js'
 import { SECRET_INPUTS, type Settings } from './settings/settings.js'
 import type { CommitInput, Committed } from './steps/commit.js'
 import type { ValidInputs } from './steps/inputs.js'
@@ -22,8 +23,8 @@ export class Gate {
 
   constructor(
     inputs: ValidInputs,
-    signal: AbortSignal,
-    log: StepLog,
+    private readonly signal: AbortSignal,
+    private readonly log: StepLog,
     private readonly env: Record<string, string | undefined>
   ) {
     // Child processes (kube exec credential plugins) need none of the secret inputs.
@@ -127,7 +128,8 @@ export class Gate {
       rollbackTo: settings.live.rollbackTo,
       promote: settings.promote,
       coder: this.clients.coder,
-      kc: this.kc
+      kc: this.kc,
+      recordedPrevious: previousReader(settings, this.env, this.log, this.signal)
     }
   }
 

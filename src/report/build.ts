@@ -32,6 +32,8 @@ export interface BuildContext extends PartsContext {
   startedAt: number
   /** The active version read from Coder at the end; null when the read failed or was not possible. */
   observed: VersionFacts | null
+  /** The GitHub deployment that recorded the run (deployment-environment). */
+  deployment?: { id: string; environment: string }
   /** GITHUB_ACTION_REPOSITORY and GITHUB_ACTION_REF: where docs/troubleshooting.md is. */
   actionRepository?: string
   actionRef?: string
@@ -53,6 +55,7 @@ export function buildReport(journal: Journal, context: BuildContext): RunReport 
     promotion,
     tidy: tidyPart(journal),
     ...(verification ? { verification } : {}),
+    ...(context.deployment ? { deployment: context.deployment } : {}),
     ...(failure ? { failure } : {}),
     warnings: [...warningsOf(journal), ...verificationWarnings(journal)],
     rows: stepRows(journal)

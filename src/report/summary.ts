@@ -189,7 +189,13 @@ function facts(report: RunReport): [string, string][] {
       items.map((item) => escapeHtml(item)).join('<br>')
     ]),
     ['Inspect the test', test.lookedFor ? code(test.inspectCommand) : ''],
-    ['Workflow run', run.url ? link(run.url, run.label || run.url) : '']
+    ['Workflow run', run.url ? link(run.url, run.label || run.url) : ''],
+    [
+      'GitHub deployment',
+      report.deployment
+        ? `${code(report.deployment.id)} to ${code(report.deployment.environment)}`
+        : ''
+    ]
   ]
 }
 

@@ -28,6 +28,8 @@ export interface Rollback {
   target?: LiveVersion
   /** Why it was refused or impossible, or how the guard let it through. */
   detail: string
+  /** applied: the target was active already when this run decided (an earlier run applied it). */
+  earlier?: true
 }
 
 export interface Verification {
@@ -84,7 +86,12 @@ export async function verifyLive(
   }
   const rollback: Rollback | undefined =
     decision.result === 'RolledBack' && choice?.ok
-      ? { outcome: 'applied', target: versionOf(choice.target), detail: 'already active' }
+      ? {
+          outcome: 'applied',
+          target: versionOf(choice.target),
+          detail: 'already active',
+          earlier: true
+        }
       : decision.result === 'Failed' && decision.note
         ? { outcome: 'impossible', detail: decision.note }
         : choice === null

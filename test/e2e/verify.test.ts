@@ -4,8 +4,9 @@
 import { describe, expect, it } from '@jest/globals'
 import { expectNoSecrets } from './expect.js'
 import { activeVersionName, manifestInGit, promoteRequests } from './world-reads.js'
-import { oneWorldPerTest } from './world-per-test.js'
-import { GITOPS_PATH, OWNER, type World } from '../sandbox/world.js'
+import { oneWorldPerTest, whenLogged } from './world-per-test.js'
+import { buildTestManifest, renderManifest } from '../../src/verdict/manifest.js'
+import { GITOPS_PATH, GITOPS_REPO, NAMESPACE, OWNER, type World } from '../sandbox/world.js'
 
 const newWorld = oneWorldPerTest()
 /** The live test of run 4242, attempt 1 (the runner's defaults in test/sandbox/action-runner.ts). */
@@ -114,6 +115,38 @@ describe('mode: verify, end to end', () => {
     expect(activeVersionName(w)).toBe('v1.1.0')
   })
 
+  it("keep-tests prunes this template's older live tests in the same commit, never a version's test", async () => {
+    const w = await newWorld.withDocker()
+    const write = (name: string, version: string | { active: true }) =>
+      w.github.writeFile(
+        OWNER,
+        GITOPS_REPO,
+        'main',
+        `${GITOPS_PATH}/${name}.yaml`,
+        renderManifest(
+          buildTestManifest({
+            testName: name,
+            namespace: NAMESPACE,
+            controlPlane: 'coder',
+            organization: OWNER,
+            template: 'docker',
+            version,
+            parameters: [],
+            timeoutSeconds: 900
+          })
+        )
+      )
+    write('docker-live-99-1', { active: true })
+    write('docker-live-1000-1', { active: true })
+    write('docker-v0-9-0', 'v0.9.0')
+    const run = await w.run({ mode: 'verify', 'keep-tests': '2' })
+    expect(run.exitCode).toBe(0)
+    expect(run.outputs['pruned-manifests']).toBe(`${GITOPS_PATH}/docker-live-99-1.yaml`)
+    expect(manifestInGit(w, 'docker-live-1000-1')).not.toBeNull()
+    expect(manifestInGit(w, 'docker-v0-9-0')).not.toBeNull()
+    expect(manifestInGit(w, LIVE)).not.toBeNull()
+  })
+
   it('a second run of the same attempt changes nothing: the same test, no new commit or promotion', async () => {
     const w = await newWorld.withDocker()
     w.coder.seedVersion({ template: 'docker', name: 'v0.8.0' })
@@ -127,6 +160,27 @@ describe('mode: verify, end to end', () => {
     expect(w.github.commits(OWNER, 'gitops', 'main')).toHaveLength(commits)
     expect(promoteRequests(w)).toBe(1)
     expect(activeVersionName(w)).toBe('v0.8.0')
+  })
+})
+
+describe('mode: verify, cancelled', () => {
+  it('a cancel during the live test never rolls back, and the summary is written', async () => {
+    const w = await newWorld.withDocker()
+    w.coder.seedVersion({ template: 'docker', name: 'v0.8.0' })
+    // The controller holds the test until the run is gone; it would fail it after.
+    w.kube.controller!.script(LIVE, {
+      holdUntil: new Promise(() => undefined),
+      failAt: { step: 'WaitingForAgents', reason: 'AgentStartError' }
+    })
+    const cancel = whenLogged('waiting for the controller', (child) => child.kill('SIGINT'))
+    const run = await w.run({ mode: 'verify', 'rollback-to': 'v0.8.0' }, {}, cancel)
+    expect(cancel.firedAt).toBeGreaterThan(0)
+    expect(run.exitCode).not.toBe(0)
+    expect(run.outputs['verification-result']).toBe('')
+    expect(run.outputs['rolled-back-to-version-id']).toBe('')
+    expect(run.summary).toContain('cancelled')
+    expect(promoteRequests(w)).toBe(0)
+    expect(activeVersionName(w)).toBe('v0.9.0')
   })
 })
 

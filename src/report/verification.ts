@@ -71,6 +71,7 @@ export function verificationHeadline(
     case 'Failed':
       return `❌ ${what}: the live version failed its test`
     default:
-      return null
+      // The run ended before the decision (a preflight, commit or wait failure).
+      return `❌ ${report.template.name ?? 'the template'}: the live verification did not finish`
   }
 }

@@ -26,7 +26,7 @@ import {
   type TemplatePart
 } from './report.js'
 import { stepRows } from './rows.js'
-import { verificationPart, verificationWarnings } from './verification.js'
+import { rollbackPromotion, verificationPart, verificationWarnings } from './verification.js'
 
 export interface BuildContext extends PartsContext {
   startedAt: number
@@ -41,7 +41,7 @@ export interface BuildContext extends PartsContext {
 
 export function buildReport(journal: Journal, context: BuildContext): RunReport {
   const template = templatePart(journal, context.observed)
-  const promotion = promotionPart(journal)
+  const promotion = rollbackPromotion(journal) ?? promotionPart(journal)
   const failure = failurePart(journal, context, template, promotion)
   const verification = verificationPart(journal)
   const facts: Omit<RunReport, 'leftBehind'> = {

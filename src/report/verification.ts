@@ -1,7 +1,13 @@
 // mode: verify in the report: the version that ran live, the result, and the rollback with its
 // guard, from the verify step's value or facts; and their lines in the summary. Pure.
 import type { Journal } from '../steps/journal.js'
-import { known, type RunReport, type VerificationPart, type VersionPart } from './report.js'
+import {
+  known,
+  type PromotionPart,
+  type RunReport,
+  type VerificationPart,
+  type VersionPart
+} from './report.js'
 
 export function verificationPart(journal: Journal): VerificationPart | undefined {
   if (journal.value('inputs')?.settings.mode !== 'verify') return undefined
@@ -18,6 +24,24 @@ export function verificationPart(journal: Journal): VerificationPart | undefined
       ? { outcome: rollback.outcome, target: version(rollback.target), detail: rollback.detail }
       : undefined
   }
+}
+
+/** mode: verify: the rollback as the promotion (promotion-result), absent when none was tried. */
+export function rollbackPromotion(journal: Journal): PromotionPart | undefined {
+  if (journal.value('inputs')?.settings.mode !== 'verify') return undefined
+  const rollback = journal.factsOf('verify')?.rollback
+  const result = rollback
+    ? (
+        {
+          applied: rollback.earlier ? 'AlreadyActive' : 'Promoted',
+          'would-apply': 'WouldPromote',
+          refused: 'Refused',
+          impossible: undefined,
+          failed: undefined
+        } as const
+      )[rollback.outcome]
+    : undefined
+  return { result, requested: false }
 }
 
 /** The warning of an inconclusive verification: both versions named. */

@@ -68,6 +68,7 @@ describe('mode: verify, end to end', () => {
       'verified-version-id': idOf(w, 'v0.9.0'),
       'rolled-back-to-version-id': idOf(w, 'v0.8.0'),
       'active-version-id': idOf(w, 'v0.8.0'),
+      'promotion-result': 'Promoted',
       phase: 'Failed',
       reason: 'AgentStartError'
     })
@@ -86,6 +87,7 @@ describe('mode: verify, end to end', () => {
     expect(run.exitCode).toBe(1)
     expect(run.outputs['verification-result']).toBe('Failed')
     expect(run.outputs['rolled-back-to-version-id']).toBe('')
+    expect(run.outputs['promotion-result']).toBe('')
     expect(run.summary).toContain(`v0.8.0 (${idOf(w, 'v0.8.0')}) is archived`)
     expect(promoteRequests(w)).toBe(0)
     expect(activeVersionName(w)).toBe('v0.9.0')

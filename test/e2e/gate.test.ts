@@ -29,7 +29,11 @@ describe('the gate, end to end', () => {
       'pull-request-number': '',
       'pull-request-url': '',
       'pruned-manifests': '',
-      'archived-versions': ''
+      'archived-versions': '',
+      'verification-result': '',
+      'verified-version-id': '',
+      'rolled-back-to-version-id': '',
+      'deployment-id': ''
     })
     expect(activeVersionName(w)).toBe('v1.0.0')
     expect(manifestInGit(w, 'docker-v1-0-0')).toMatchObject({

@@ -2,7 +2,7 @@
 // deployment of the workflow's commit on the workflow's repository, through github-token. A failed
 // record is a warning, never a failure, and is said once: the records after it are not tried.
 import { githubClient } from './clients.js'
-import { recordDeployment, recordedVersion } from './gitops/deployments.js'
+import { deploymentAccessProblem, recordDeployment, recordedVersion } from './gitops/deployments.js'
 import type { GitHubCall } from './gitops/github-call.js'
 import type { Settings } from './settings/settings.js'
 import type { Journal } from './steps/journal.js'
@@ -35,8 +35,9 @@ export async function recordDeployments(
   const environment = settings?.live.deploymentEnvironment ?? ''
   if (!settings || !environment || journal.context.signal.aborted) return undefined
   const records = plannedRecords(journal)
-  if (records.length === 0) return undefined
   const preflight = journal.value('preflight')
+  // The preflight already said why no record can be written: said once.
+  if (records.length === 0 || preflight?.deploymentsOff) return undefined
   const call = callOf(settings, env, log, AbortSignal.timeout(RECORD_LIMIT_MS))
   let last: string | undefined
   for (const record of records) {
@@ -78,4 +79,15 @@ export function previousReader(
   const environment = settings.live.deploymentEnvironment
   if (settings.live.rollbackTo !== 'previous' || !environment) return undefined
   return (failedId) => recordedVersion(callOf(settings, env, log, signal), environment, failedId)
+}
+
+/** The preflight's read-only look at github-token's access, when deployment-environment is set. */
+export function deploymentAccessReader(
+  settings: Settings,
+  env: Env,
+  log: StepLog,
+  signal: AbortSignal
+): (() => Promise<string | null>) | undefined {
+  if (!settings.live.deploymentEnvironment) return undefined
+  return () => deploymentAccessProblem(callOf(settings, env, log, signal))
 }

@@ -2,7 +2,7 @@
 // step, so that run() reads as the mission and each step gets the part of Settings it needs only.
 import type { KubeConfig } from '@kubernetes/client-node'
 import { type Clients, createClients, forgetSecretInputs } from './clients.js'
-import { previousReader } from './deployments.js'
+import { deploymentAccessReader, previousReader } from './deployments.js'
 import { SECRET_INPUTS, type Settings } from './settings/settings.js'
 import type { CommitInput, Committed } from './steps/commit.js'
 import type { ValidInputs } from './steps/inputs.js'
@@ -36,7 +36,8 @@ export class Gate {
 
   preflight(): PreflightInput {
     const { coder, host } = this.clients
-    return { settings: this.settings, coder, host, kc: this.kc }
+    const deploymentAccess = deploymentAccessReader(this.settings, this.env, this.log, this.signal)
+    return { settings: this.settings, coder, host, kc: this.kc, deploymentAccess }
   }
 
   push(preflight: Preflight): PushInput {

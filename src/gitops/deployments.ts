@@ -1,7 +1,14 @@
 // GitHub deployments of the workflow's repository (deployment-environment): one deployment of the
 // workflow's commit per promotion, rollback or live verification, with its statuses, and the read
 // of the newest recorded version for `rollback-to: previous`. REST: docs.github.com/rest/deployments.
-import { type GitHubCall, githubCall, repoOf, type TokenAdvice } from './github-call.js'
+import {
+  type GitHubCall,
+  githubCall,
+  githubError,
+  repoOf,
+  requestOptions,
+  type TokenAdvice
+} from './github-call.js'
 
 const TOKEN: TokenAdvice = {
   input: 'github-token',
@@ -130,4 +137,31 @@ export function versionIdOf(payload: unknown): string {
   }
   const id = (value as { versionId?: unknown } | null)?.versionId
   return typeof id === 'string' && UUID.test(id) ? id : ''
+}
+
+/**
+ * The preflight's look at github-token's access to the workflow's repository, where GitHub tells
+ * it: a problem text when the token cannot read the repository or its account may not write to it
+ * (`permissions.push` false), null when it may or when GitHub does not say. As in access.ts, a
+ * `permissions` without `pull` does not describe this token (installation tokens), so cannot tell.
+ */
+export async function deploymentAccessProblem(call: GitHubCall): Promise<string | null> {
+  const where = `${call.owner}/${call.repo}`
+  let permissions: { push?: boolean; pull?: boolean } | undefined
+  try {
+    const { data } = await call.octokit.rest.repos.get({
+      ...repoOf(call),
+      request: requestOptions(call)
+    })
+    permissions = data.permissions
+  } catch (error) {
+    const status = githubError(error)?.status
+    if (status === 401 || status === 403 || status === 404)
+      return `github-token cannot read ${where} (HTTP ${status})`
+    return null
+  }
+  if (!permissions || permissions.pull !== true) return null
+  return permissions.push === true
+    ? null
+    : `github-token's account may not write to ${where}, so it cannot record deployments (${TOKEN.needs})`
 }

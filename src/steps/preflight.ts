@@ -34,6 +34,8 @@ export interface Preflight {
   branch: string
   /** The competing-writer warning (src/coder/competing-writers.ts); absent when there is none. */
   competingWriters?: string
+  /** deployment-environment: why no deployment can be recorded, as GitHub told it; absent if none. */
+  deploymentsOff?: string
 }
 
 export interface PreflightInput {
@@ -41,6 +43,8 @@ export interface PreflightInput {
   coder: CoderClient
   host: GitHost
   kc: KubeConfig
+  /** deployment-environment: github-token's access, where GitHub tells it (src/deployments.ts). */
+  deploymentAccess?: () => Promise<string | null>
 }
 
 type Check<T> = { value: T; problems: string[] }
@@ -50,6 +54,7 @@ export async function runPreflight(
   context: StepContext
 ): Promise<StepResult<Preflight>> {
   const gitopsChecked = checkGitOps(input, context)
+  const deployments = input.deploymentAccess?.().catch(() => null) ?? Promise.resolve(null)
   const coder = await checkCoder(input, context)
   // RBAC names the template as <organization>.<template>, with Coder's canonical organization.
   const kube = await checkKubernetes(input, context, {
@@ -69,7 +74,17 @@ export async function runPreflight(
       }
     )
   }
-  const value: Preflight = { ...coder.value, branch: gitops.value }
+  const deploymentsOff = await deployments
+  // A record that cannot be written is a warning, never a failure (deployment-environment).
+  if (deploymentsOff)
+    context.log.warning(
+      `deployment-environment: ${deploymentsOff}. No deployment is recorded; the run goes on.`
+    )
+  const value: Preflight = {
+    ...coder.value,
+    branch: gitops.value,
+    ...(deploymentsOff ? { deploymentsOff } : {})
+  }
   const active = value.startingActive
   return succeeded(
     value,

@@ -83,6 +83,21 @@ describe('deployment-environment, end to end', () => {
     expect(run.outputs['deployment-id']).toBe(String(all[3]!.id))
   })
 
+  it('a token whose account may only read: the preflight says so once, nothing is tried', async () => {
+    const w = await releaseWorld()
+    const token = 'ghs_read_only_account_token'
+    w.github.addToken(token, { role: 'read' })
+    const before = w.github.requests.length
+    const run = await w.run({ 'deployment-environment': ENVIRONMENT, 'github-token': token })
+    expect(run.exitCode).toBe(0)
+    expect(run.outputs['promotion-result']).toBe('Promoted')
+    const warnings = run.stdout.split('\n').filter((l) => l.includes('deployment'))
+    expect(warnings.filter((l) => l.startsWith('::warning::'))).toHaveLength(1)
+    expect(run.stdout).toContain('cannot record deployments')
+    const writes = w.github.requests.slice(before).filter((r) => r.path.includes('/deployments'))
+    expect(writes).toEqual([])
+  })
+
   it('a token that may not write deployments: one warning, the release still succeeds', async () => {
     const w = await releaseWorld()
     const token = 'ghs_no_deployments_token'

@@ -4,6 +4,7 @@
 // (@octokit/openapi).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import {
+  deploymentAccessProblem,
   type DeploymentRecord,
   recordDeployment,
   recordedVersion,
@@ -86,6 +87,33 @@ describe('recordDeployment', () => {
     const c = call(READ_ONLY)
     await expect(recordDeployment(c, record(V1, 'success'))).rejects.toThrow(/github-token/)
     expect(sandbox.deployments(OWNER, c.repo)).toEqual([])
+  })
+})
+
+describe('deploymentAccessProblem (the preflight)', () => {
+  it.each<[string, Parameters<GitHubSandbox['addToken']>[1], RegExp | null]>([
+    ['a writer', {}, null],
+    [
+      'a reader',
+      { role: 'read' },
+      /may not write to acme\/templates-\d+, so it cannot record deployments/
+    ],
+    // An installation token whose permissions say nothing: cannot tell, so no problem.
+    ['permissions all false', { repositoryPermissions: 'all-false' }, null],
+    ['permissions omitted', { repositoryPermissions: 'omitted', role: 'read' }, null]
+  ])('%s', async (_name, options, problem) => {
+    const token = `ghs_access_${Math.random().toString(36).slice(2)}`
+    sandbox.addToken(token, options)
+    const found = await deploymentAccessProblem(call(token))
+    if (problem === null) expect(found).toBeNull()
+    else expect(found).toMatch(problem)
+  })
+
+  it('a repository the token cannot see', async () => {
+    const c = call()
+    expect(await deploymentAccessProblem({ ...c, repo: 'missing' })).toBe(
+      'github-token cannot read acme/missing (HTTP 404)'
+    )
   })
 })
 

@@ -10,6 +10,7 @@ import type { PromoteMode } from '../settings/settings.js'
 import {
   chooseRollbackTarget,
   decideLive,
+  type LiveDecision,
   type LiveVersion,
   type RollbackCandidate,
   type VerificationResult
@@ -84,26 +85,36 @@ export async function verifyLive(
       `Inconclusive: ${decision.why}`
     )
   }
-  const rollback: Rollback | undefined =
-    decision.result === 'RolledBack' && choice?.ok
-      ? {
-          outcome: 'applied',
-          target: versionOf(choice.target),
-          detail: 'already active',
-          earlier: true
-        }
-      : decision.result === 'Failed' && decision.note
-        ? { outcome: 'impossible', detail: decision.note }
-        : choice === null
-          ? undefined
-          : choice.ok
-            ? await rollBack(input, ran, choice.target, context)
-            : { outcome: 'failed' in choice ? 'failed' : 'impossible', detail: choice.reason }
+  const rollback = await rollbackAfter(decision, choice, input, ran, context)
   return failedLive(input, what, {
     result: resultOf(rollback),
     ...base,
     ...(rollback ? { rollback } : {})
   })
+}
+
+/** What became of the rollback after a Failed or RolledBack decision; undefined: none asked. */
+async function rollbackAfter(
+  decision: Exclude<LiveDecision, { result: 'Passed' | 'Inconclusive' }>,
+  choice: Choice | null,
+  input: VerifyInput,
+  ran: LiveVersion,
+  context: StepContext
+): Promise<Rollback | undefined> {
+  // The target is active already: an earlier run of this attempt applied it.
+  if (decision.result === 'RolledBack' && choice?.ok)
+    return {
+      outcome: 'applied',
+      target: versionOf(choice.target),
+      detail: 'already active',
+      earlier: true
+    }
+  if (decision.result === 'Failed' && decision.note)
+    return { outcome: 'impossible', detail: decision.note }
+  if (choice === null) return undefined
+  if (!choice.ok)
+    return { outcome: 'failed' in choice ? 'failed' : 'impossible', detail: choice.reason }
+  return rollBack(input, ran, choice.target, context)
 }
 
 const resultOf = (rollback: Rollback | undefined): VerificationResult =>

@@ -32,6 +32,14 @@ describe('the live result', () => {
       { result: 'RolledBack' }
     ],
     [
+      'passed, and another version is active: never rolled back, whatever the target',
+      { passed: true, ran: A, starting: A, ending: B, target: B.id },
+      {
+        result: 'Inconclusive',
+        why: `the test ran v1 (${A.id}), and v2 (${B.id}) is active now: another writer promoted meanwhile`
+      }
+    ],
+    [
       'failed, and the run started after the rollback of the same attempt',
       { passed: false, ran: A, starting: B, ending: B, target: B.id },
       { result: 'RolledBack' }

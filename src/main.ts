@@ -3,6 +3,7 @@
 // from the step results at the end, and written on every path: success, failure, timeout, cancel.
 import * as core from '@actions/core'
 import { maskCredentialsWith } from './kube/request.js'
+import { recordDeployments } from './deployments.js'
 import { actionsLog } from './log.js'
 import { buildReport } from './report/build.js'
 import { publishReport } from './report/publish.js'
@@ -23,6 +24,7 @@ import {
 import { PUSH_CANCEL_GRACE_MS, pushVersion } from './steps/push.js'
 import { planPresetTests } from './steps/presets.js'
 import { tidyAfterOutcome } from './steps/tidy-run.js'
+import { verifyLive } from './steps/verify.js'
 import { waitForVerdict } from './steps/wait.js'
 import { systemClock } from './timing/clock.js'
 import { StepInputs } from './wiring.js'
@@ -47,13 +49,16 @@ export async function run(
     const preflight = await journal.run('preflight', (c) => runPreflight(g.preflight(), c))
     if (g.settings.mode === 'promote') {
       await promoteJob(journal, g, preflight, startedAt)
+    } else if (g.settings.mode === 'verify') {
+      await verifyJob(journal, g, preflight, startedAt)
     } else {
       await gateJob(journal, g, preflight, startedAt)
     }
   } catch (error) {
     journal.stopped(error)
   }
-  await tidyAfterOutcome(journal, gate)
+  // mode: verify pushes nothing, so it has no version of its own to tidy.
+  if (gate?.settings.mode !== 'verify') await tidyAfterOutcome(journal, gate)
   return finish(journal, gate, startedAt, env)
 }
 
@@ -115,6 +120,26 @@ async function promoteJob(
   )
 }
 
+/**
+ * mode: verify (docs/how-to/live.md): a new test of the active version, the
+ * same wait and one-read checks, then the decision and the guarded rollback. No push.
+ */
+async function verifyJob(
+  journal: Journal,
+  g: StepInputs,
+  preflight: Preflight,
+  startedAt: number
+): Promise<void> {
+  const committed = await journal.run('commit', (c) => commitManifest(g.commitLive(preflight), c))
+  const live = { versionName: '', versionId: '' }
+  const tested = await journal.run(
+    'wait',
+    (c) => waitForVerdict({ ...g.wait(live, committed, c.now(), startedAt), live: true }, c),
+    { group: `Wait for CoderTemplateTest ${g.testName}`, cancelGraceMs: 1000 }
+  )
+  await journal.run('verify', (c) => verifyLive(g.verify(preflight, tested), c))
+}
+
 /** Reads the world once more, then builds and writes the report. Never throws. */
 async function finish(
   journal: Journal,
@@ -129,8 +154,10 @@ async function finish(
     preflight?.organization ?? '',
     template
   )
+  const deployment = await recordDeployments(journal, gate?.settings ?? null, env, actionsLog)
   const report = buildReport(journal, {
     startedAt,
+    deployment,
     observed,
     actionRepository: env.GITHUB_ACTION_REPOSITORY,
     actionRef: env.GITHUB_ACTION_REF,

@@ -2,6 +2,7 @@
 // step, so that run() reads as the mission and each step gets the part of Settings it needs only.
 import type { KubeConfig } from '@kubernetes/client-node'
 import { type Clients, createClients, forgetSecretInputs } from './clients.js'
+import { deploymentAccessReader, previousReader } from './deployments.js'
 import { SECRET_INPUTS, type Settings } from './settings/settings.js'
 import type { CommitInput, Committed } from './steps/commit.js'
 import { readTestState } from './kube/test-state.js'
@@ -14,6 +15,7 @@ import type { PullRequestInput } from './steps/pull-request.js'
 import type { PushInput, Pushed } from './steps/push.js'
 import type { StepLog } from './steps/step.js'
 import type { TidyInput } from './steps/tidy.js'
+import type { VerifyInput } from './steps/verify.js'
 import type { Tested, WaitInput } from './steps/wait.js'
 
 export class StepInputs {
@@ -23,8 +25,8 @@ export class StepInputs {
 
   constructor(
     inputs: ValidInputs,
-    signal: AbortSignal,
-    log: StepLog,
+    private readonly signal: AbortSignal,
+    private readonly log: StepLog,
     private readonly env: Record<string, string | undefined>
   ) {
     // Child processes (kube exec credential plugins) need none of the secret inputs.
@@ -36,7 +38,8 @@ export class StepInputs {
 
   preflight(): PreflightInput {
     const { coder, host } = this.clients
-    return { settings: this.settings, coder, host, kc: this.kc }
+    const deploymentAccess = deploymentAccessReader(this.settings, this.env, this.log, this.signal)
+    return { settings: this.settings, coder, host, kc: this.kc, deploymentAccess }
   }
 
   push(preflight: Preflight): PushInput {
@@ -67,6 +70,18 @@ export class StepInputs {
       versionCreatedAt,
       testState,
       ...(plan ? { plan: plan.tests } : {})
+    }
+  }
+
+  /** mode: verify: the live test's manifest (no version name: `version.active`). */
+  commitLive(preflight: Preflight): CommitInput {
+    const pushed = { template: preflight.template, versionName: '' }
+    return {
+      settings: this.settings,
+      preflight,
+      pushed,
+      host: this.clients.host,
+      versionCreatedAt: {}
     }
   }
 
@@ -116,6 +131,23 @@ export class StepInputs {
       ...this.promote(preflight, located, tested),
       starting: located.starting,
       startingIsExpected: this.settings.expectedActiveVersionId !== ''
+    }
+  }
+
+  /** mode: verify: the decision and the rollback, from the preflight's starting point. */
+  verify(preflight: Preflight, tested: Tested): VerifyInput {
+    const { settings } = this
+    return {
+      organization: preflight.organization,
+      template: preflight.template,
+      namespace: settings.test.namespace,
+      starting: preflight.startingActive,
+      tested,
+      rollbackTo: settings.live.rollbackTo,
+      promote: settings.promote,
+      coder: this.clients.coder,
+      kc: this.kc,
+      recordedPrevious: previousReader(settings, this.env, this.log, this.signal)
     }
   }
 

@@ -2,6 +2,7 @@
 // step reads the files and the versions' creation times (action.yml, keep-tests).
 import type { CoderTemplateTest } from '../objects/coder-k8s.js'
 import { MANAGED_BY, MANAGED_BY_LABEL } from '../objects/manifest.js'
+import { liveRunOf } from '../settings/live.js'
 
 export interface GateManifestOwner {
   organization: string
@@ -115,6 +116,31 @@ export type TestState = 'final' | 'running' | 'absent' | 'unread'
  */
 export function mayRemoveTest(state: TestState): boolean {
   return state === 'final' || state === 'absent'
+}
+
+/**
+ * mode: verify: the live tests beyond the newest N, by the run and attempt in their names
+ * (src/settings/live.ts); a name without them counts as the oldest. This run's takes one place.
+ */
+export function selectPrunableLive(
+  input: Pick<PruneInput, 'candidates' | 'keep' | 'thisRunPaths'>
+): string[] {
+  if (input.keep <= 0) return []
+  const key = (c: PruneCandidate): [number, number] => {
+    const run = liveRunOf(c.path.replace(/^.*\//, '').replace(/\.yaml$/, ''))
+    return run ? [run.runId, run.attempt] : [-1, -1]
+  }
+  const newestFirst = input.candidates
+    .filter((c) => !input.thisRunPaths.includes(c.path))
+    .sort((a, b) => {
+      const [ra, aa] = key(a)
+      const [rb, ab] = key(b)
+      return rb - ra || ab - aa || b.path.localeCompare(a.path)
+    })
+  return newestFirst
+    .slice(Math.max(0, input.keep - 1))
+    .map((c) => c.path)
+    .reverse()
 }
 
 function byNewestFirst(a: PruneCandidate, b: PruneCandidate): number {

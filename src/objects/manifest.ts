@@ -23,7 +23,8 @@ export interface ManifestParams {
   organization: string
   /** Canonical template name. */
   template: string
-  version: string
+  /** A version name, or `{active: true}`: the version active when the controller resolves it. */
+  version: string | { active: true }
   parameters: NameValue[]
   timeoutSeconds: number
 }
@@ -32,7 +33,7 @@ export function buildTestManifest(params: ManifestParams): CoderTemplateTest {
   const spec: CoderTemplateTestSpec = {
     controlPlaneRef: { name: params.controlPlane },
     template: `${params.organization}.${params.template}`,
-    version: { name: params.version }
+    version: typeof params.version === 'string' ? { name: params.version } : { active: true }
   }
   if (params.parameters.length > 0) {
     spec.parameters = params.parameters.map(({ name, value }) => ({ name, value }))

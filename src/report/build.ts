@@ -27,11 +27,14 @@ import {
 } from './report.js'
 import { stepRows } from './rows.js'
 import { testResultsOf } from './test-results.js'
+import { rollbackPromotion, verificationPart, verificationWarnings } from './verification.js'
 
 export interface BuildContext extends PartsContext {
   startedAt: number
   /** The active version read from Coder at the end; null when the read failed or was not possible. */
   observed: VersionFacts | null
+  /** The GitHub deployment that recorded the run (deployment-environment). */
+  deployment?: { id: string; environment: string }
   /** GITHUB_ACTION_REPOSITORY and GITHUB_ACTION_REF: where docs/troubleshooting.md is. */
   actionRepository?: string
   actionRef?: string
@@ -39,8 +42,9 @@ export interface BuildContext extends PartsContext {
 
 export function buildReport(journal: Journal, context: BuildContext): RunReport {
   const template = templatePart(journal, context.observed)
-  const promotion = promotionPart(journal)
+  const promotion = rollbackPromotion(journal) ?? promotionPart(journal)
   const failure = failurePart(journal, context, template, promotion)
+  const verification = verificationPart(journal)
   const facts: Omit<RunReport, 'leftBehind'> = {
     startedAt: context.startedAt,
     mode: journal.value('inputs')?.settings.mode ?? 'gate',
@@ -52,8 +56,10 @@ export function buildReport(journal: Journal, context: BuildContext): RunReport 
     tests: testResultsOf(journal),
     promotion,
     tidy: tidyPart(journal),
+    ...(verification ? { verification } : {}),
+    ...(context.deployment ? { deployment: context.deployment } : {}),
     ...(failure ? { failure } : {}),
-    warnings: warningsOf(journal),
+    warnings: [...warningsOf(journal), ...verificationWarnings(journal)],
     rows: stepRows(journal)
   }
   return { ...facts, leftBehind: leftBehind(facts) }
@@ -124,6 +130,8 @@ function cancelledAfterRequest(template: TemplatePart): string {
 }
 
 function successOutcome(journal: Journal): Outcome {
+  // mode: verify: Passed and Inconclusive end the run with success (Failed is a failed step).
+  if (journal.value('verify')) return 'passed'
   const promotion = journal.value('promote')
   const mode = journal.value('inputs')?.settings.promote
   if (!promotion) return 'failed'

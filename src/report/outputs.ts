@@ -4,7 +4,8 @@ import type { RunReport } from './report.js'
 import { testResultsJson } from './test-results.js'
 
 export function outputsOf(report: RunReport): Record<string, string> {
-  const { template, test, gitops } = report
+  const { template, test, gitops, verification } = report
+  const rollback = verification?.rollback
   return {
     'version-name': template.version.name ?? '',
     'version-id': template.version.id ?? '',
@@ -21,7 +22,11 @@ export function outputsOf(report: RunReport): Record<string, string> {
     'pull-request-url': gitops.pullRequest?.url ?? '',
     'pruned-manifests': gitops.prunedManifests.join(','),
     'archived-versions': report.tidy.archived.join(','),
-    'test-results': testResultsJson(report.tests)
+    'test-results': testResultsJson(report.tests),
+    'verification-result': verification?.result ?? '',
+    'verified-version-id': verification?.ran?.id ?? '',
+    'rolled-back-to-version-id': rollback?.outcome === 'applied' ? (rollback.target?.id ?? '') : '',
+    'deployment-id': report.deployment?.id ?? ''
   }
 }
 

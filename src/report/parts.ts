@@ -60,7 +60,11 @@ export function templatePart(journal: Journal, observed: VersionFacts | null): T
   const coderUrl = preflight ? (settings?.coder.url ?? '') : ''
   const link = (version: string | undefined): string | undefined =>
     known(coderVersionUrl(coderUrl, organization ?? '', name ?? '', version ?? ''))
-  const versionName = known(ours?.versionName ?? settings?.coder.version)
+  // mode: verify tests the active version: the one its test ran, never a name from the event.
+  const ran = settings?.mode === 'verify' ? (journal.factsOf('verify')?.ran ?? null) : undefined
+  const versionName = known(
+    ran !== undefined ? ran?.name : (ours?.versionName ?? settings?.coder.version)
+  )
   const previous = preflight?.startingActive ?? null
   return {
     name,
@@ -68,8 +72,8 @@ export function templatePart(journal: Journal, observed: VersionFacts | null): T
     version: {
       origin: originOf(journal),
       name: versionName,
-      id: known(ours?.versionId),
-      url: ours ? link(versionName) : undefined
+      id: known(ran !== undefined ? ran?.id : ours?.versionId),
+      url: ours || ran ? link(versionName) : undefined
     },
     previousActive: previous ? versionOf(previous, link) : undefined,
     active: observed ? versionOf(observed, link) : undefined
@@ -212,12 +216,14 @@ export function tidyPart(journal: Journal): TidyPart {
   }
 }
 
-/** What went through but needs attention: the push's, then the tidy step's. */
+/** What went through but needs attention: the preflight's, the push's, then the tidy step's. */
 export function warningsOf(journal: Journal): string[] {
   const pushed = journal.value('push')
   const tidied = journal.value('tidy')
+  const competing = journal.value('preflight')?.competingWriters
   return [
     ...(journal.value('preflight')?.bypassed ?? []),
+    ...(competing ? [competing] : []),
     ...(pushed?.createdTemplate
       ? [
           `The push created template ${pushed.template}, and Coder made version ${pushed.versionName} its active version before any test (create-template: true).`

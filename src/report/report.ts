@@ -8,6 +8,7 @@ import type { Delivery, Mode } from '../settings/settings.js'
 import type { FailureKind } from '../steps/failure-kinds.js'
 import type { FailureStatus, StepStatus } from '../steps/step.js'
 import type { TimelineEntry } from '../steps/wait.js'
+import type { VerificationResult } from '../verdict/live.js'
 
 export type RowName =
   | 'preflight'
@@ -20,6 +21,7 @@ export type RowName =
   | 'sync'
   | 'test'
   | 'promote'
+  | 'verify'
   | 'tidy'
 
 export type RowResult = StepStatus | 'not run'
@@ -167,6 +169,20 @@ export interface TidyPart {
   oursArchived: boolean
 }
 
+/** mode: verify: what ran live, the result, and the rollback with its guard. */
+export interface VerificationPart {
+  result?: VerificationResult
+  /** The version the live test ran (status.templateVersionID). */
+  ran?: VersionPart
+  /** Inconclusive: why. */
+  why?: string
+  rollback?: {
+    outcome: 'applied' | 'would-apply' | 'refused' | 'impossible' | 'failed'
+    target?: VersionPart
+    detail: string
+  }
+}
+
 /** Why the run did not succeed: a step's failure, or an error outside any step (no kind then). */
 export interface FailurePart {
   kind?: FailureKind
@@ -193,6 +209,10 @@ export interface RunReport {
   tests: TestResultPart[]
   promotion: PromotionPart
   tidy: TidyPart
+  /** mode: verify only. */
+  verification?: VerificationPart
+  /** The GitHub deployment that recorded this run (deployment-environment). */
+  deployment?: { id: string; environment: string }
   /** Absent when the run succeeded. */
   failure?: FailurePart
   /** Things that went through but need attention (a template created untested). */

@@ -32,13 +32,18 @@ function cutWaitDetail(facts: WaitFacts | undefined, synced: boolean): string {
 /** The promote job of a release: no push and no commit, the locate step in their place. */
 const PROMOTE_JOB_ROWS: RowName[] = ['preflight', 'locate', 'sync', 'test', 'promote']
 
+/** mode: verify: no push and no promote; the decision (and rollback) in their place. */
+const VERIFY_ROWS: RowName[] = ['preflight', 'commit', 'sync', 'test', 'verify']
+
 export function stepRows(journal: Journal): StepRow[] {
-  if (journal.value('inputs')?.settings.mode === 'promote')
+  const mode = journal.value('inputs')?.settings.mode
+  if (mode === 'promote')
     return PROMOTE_JOB_ROWS.flatMap((name) =>
       name === 'locate' && journal.entry('presets')
         ? [...rowsOf('locate', journal), ...rowsOf('presets', journal)]
         : rowsOf(name, journal)
     )
+  if (mode === 'verify') return VERIFY_ROWS.flatMap((name) => rowsOf(name, journal))
   const pullRequestMode = journal.value('inputs')?.settings.gitops.delivery === 'pull-request'
   const names: RowName[] = [
     'preflight',

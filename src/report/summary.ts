@@ -12,6 +12,7 @@ import {
 import { ganttChart } from './gantt.js'
 import { presetRows } from './test-results.js'
 import { tidyFacts } from './tidy-facts.js'
+import { verificationFacts, verificationHeadline } from './verification.js'
 
 const MAX_TEXT = 2000
 const MAX_TIMELINE = 40
@@ -29,7 +30,11 @@ export function escapeHtml(text: string, max = MAX_TEXT): string {
     .replace(/'/g, '&#39;')
 }
 
-export function headline(report: Pick<RunReport, 'outcome' | 'template' | 'promotion'>): string {
+export function headline(
+  report: Pick<RunReport, 'outcome' | 'template' | 'promotion' | 'verification'>
+): string {
+  const verified = report.outcome === 'cancelled' ? null : verificationHeadline(report)
+  if (verified) return verified
   const { name: template, version, active } = report.template
   const what = version.name
     ? `${template ?? ''} ${version.name}`
@@ -169,6 +174,7 @@ function facts(report: RunReport): [string, string][] {
       code(promotion.result) +
         (promotion.confirmedBy === 're-read' ? ' (confirmed by a re-read)' : '')
     ],
+    ...verificationFacts(report).map(([what, text]): [string, string] => [what, escapeHtml(text)]),
     ['Previous active version', versionText(previous)],
     [
       'Active version (read at the end)',
@@ -195,7 +201,13 @@ function facts(report: RunReport): [string, string][] {
       items.map((item) => escapeHtml(item)).join('<br>')
     ]),
     ['Inspect the test', test.lookedFor ? code(test.inspectCommand) : ''],
-    ['Workflow run', run.url ? link(run.url, run.label || run.url) : '']
+    ['Workflow run', run.url ? link(run.url, run.label || run.url) : ''],
+    [
+      'GitHub deployment',
+      report.deployment
+        ? `${code(report.deployment.id)} to ${code(report.deployment.environment)}`
+        : ''
+    ]
   ]
 }
 

@@ -15,7 +15,7 @@ export interface ModeSettings {
 /** `promote` is the parsed promote input; errors go to the reader, each naming its inputs. */
 export function parseMode(reader: InputReader<InputName>, promote: PromoteChoice): ModeSettings {
   const given = reader.raw('mode')
-  const modes: readonly Mode[] = ['gate', 'test', 'promote']
+  const modes: readonly Mode[] = ['gate', 'test', 'promote', 'verify']
   const chosen = given ? reader.choice<Mode>('mode', 'gate', modes) : ''
   // An invalid mode is one error: the cross-checks below would judge a mode nobody asked for.
   const invalid = given !== '' && !(modes as readonly string[]).includes(given)

@@ -46,6 +46,7 @@ import {
 } from './settings.js'
 import { parseMode } from './mode.js'
 import { parsePresetSelection, type PresetSelection } from './presets.js'
+import { liveTestName, parseLive } from './live.js'
 import { withVersionMarker } from '../coder/version-identity.js'
 import { defaultSubject, revisionOf, runUrlWithoutAttempt } from './run-context.js'
 
@@ -67,6 +68,7 @@ export function parseInputs(
   const promote = reader.choice('promote', 'true', ['true', 'false', 'dry-run'])
   const promoteMode = promote === 'true' ? 'promote' : promote === 'false' ? 'skip' : 'dry-run'
   const modes = parseMode(reader, promoteMode)
+  const live = parseLive(reader, modes.mode, context)
   const allowRollback = reader.boolean('allow-rollback', 'false')
   const commentOnPr = reader.boolean('comment-on-pr', 'false')
   const tidy = {
@@ -80,9 +82,14 @@ export function parseInputs(
     ok: true,
     settings: {
       coder,
-      test,
+      // mode: verify: one new test per run and attempt, never an old result.
+      test:
+        modes.mode === 'verify'
+          ? { ...test, name: liveTestName(coder.template, context.runId, context.runAttempt) }
+          : test,
       gitops,
       ...modes,
+      live,
       tidy,
       allowRollback,
       commentOnPr,

@@ -44,7 +44,9 @@ export const INPUT_NAMES = [
   'keep-versions',
   'archive-failed',
   'comment-on-pr',
-  'github-token'
+  'github-token',
+  'rollback-to',
+  'deployment-environment'
 ] as const
 export type InputName = (typeof INPUT_NAMES)[number]
 export type InputError = GenericInputError<InputName>
@@ -79,8 +81,11 @@ export const PARAMETER_NAME_MAX = 128
 export const PARAMETER_VALUE_MAX = 4096
 
 export type PromoteChoice = 'promote' | 'skip' | 'dry-run'
-/** gate: push, commit, wait, promote; test: all but the promote; promote: the second job. */
-export type Mode = 'gate' | 'test' | 'promote'
+/**
+ * gate: push, commit, wait, promote; test: all but the promote; promote: the second job; verify:
+ * test the active version (src/steps/verify.ts).
+ */
+export type Mode = 'gate' | 'test' | 'promote' | 'verify'
 export type Delivery = 'commit' | 'pull-request'
 /** pull-request-merge: the one list of merge strategies (the parser, the hosts and the tests read it). */
 export const MERGE_STRATEGIES = ['auto', 'immediate', 'manual'] as const
@@ -167,9 +172,18 @@ export interface Settings {
   allowRollback: boolean
   commentOnPr: boolean
   githubToken: string
+  /** mode: verify: rollback-to ('' = never) and deployment-environment ('' = no record). */
+  live: LiveSettings
   runUrl: string
   /** The pull request of a pull_request event, for comment-on-pr. */
   pullRequestNumber: number | null
+}
+
+export interface LiveSettings {
+  /** '' = never roll back; a version name, a version ID, or `previous`. */
+  rollbackTo: string
+  /** '' = no GitHub deployment record. */
+  deploymentEnvironment: string
 }
 
 export interface FileAccess {

@@ -5,8 +5,10 @@ import type { CoderTemplateTest } from '../objects/coder-k8s.js'
 import {
   isGateManifestFor,
   type JudgedRemoval,
+  type PruneCandidate,
   mayRemoveTest,
   planPrune,
+  selectPrunableLive,
   PRUNE_KEPT_TEXT,
   type TestState
 } from '../gitops/prune.js'
@@ -40,34 +42,20 @@ export async function prunable(
   })
   if (cut) context.log.warning(`keep-tests saw only part of ${settings.gitops.path}: ${cut}`)
   const blobOf = new Map(files.map((file) => [file.path, file.sha]))
-  const testOf = new Map<string, string>()
-  const candidates = []
-  for (const file of files) {
-    let parsed: CoderTemplateTest | null = null
-    try {
-      parsed = parseManifest(file.content)
-    } catch {
-      // not YAML: not a manifest of ours, never touched
-    }
-    if (!parsed) continue
-    const ours = isGateManifestFor(parsed, {
-      organization: preflight.organization,
-      template: pushed.template,
-      namespace: settings.test.namespace
-    })
-    if (!ours) continue
-    const versionName = parsed.spec.version?.name ?? ''
-    candidates.push({ path: file.path, versionName, createdAt: timeOf(input, versionName) })
-    testOf.set(file.path, parsed.metadata?.name ?? '')
-  }
-  const plan = planPrune({
+  const { candidates, testOf } = gateManifests(input, files)
+  const pruneInput = {
     candidates,
     keep: settings.gitops.keepTests,
     activeVersionName: preflight.startingActive?.name ?? null,
     thisRunPaths,
     thisRunVersionName: pushed.versionName,
     thisRunCreatedAt: timeOf(input, pushed.versionName)
-  })
+  }
+  // Live tests are ordered by the run and attempt in their names; a version's by its creation.
+  const plan =
+    settings.mode === 'verify'
+      ? { remove: selectPrunableLive(pruneInput), kept: [] }
+      : planPrune(pruneInput)
   for (const { path, why } of plan.kept)
     context.log.info(`keep-tests keeps ${path}: ${PRUNE_KEPT_TEXT[why]}`)
   // A version's manifests stay together: one test still running keeps them all.
@@ -84,6 +72,37 @@ export async function prunable(
   return plan.remove
     .filter((path) => !staying.has(versionOf.get(path) ?? path))
     .map((path) => ({ path, blobSha: blobOf.get(path) ?? '' }))
+}
+
+/** This template's gate-written manifests of this run's kind (live or version tests). */
+function gateManifests(
+  input: KeepTestsInput,
+  files: { path: string; content: string }[]
+): { candidates: PruneCandidate[]; testOf: Map<string, string> } {
+  const { settings, preflight, pushed } = input
+  const testOf = new Map<string, string>()
+  const candidates: PruneCandidate[] = []
+  for (const file of files) {
+    let parsed: CoderTemplateTest | null = null
+    try {
+      parsed = parseManifest(file.content)
+    } catch {
+      // not YAML: not a manifest of ours, never touched
+    }
+    if (!parsed) continue
+    const ours = isGateManifestFor(parsed, {
+      organization: preflight.organization,
+      template: pushed.template,
+      namespace: settings.test.namespace
+    })
+    if (!ours) continue
+    // A live test (mode: verify) and a version's test are pruned each among their own kind.
+    if ((parsed.spec.version?.active === true) !== (settings.mode === 'verify')) continue
+    const versionName = parsed.spec.version?.name ?? ''
+    candidates.push({ path: file.path, versionName, createdAt: timeOf(input, versionName) })
+    testOf.set(file.path, parsed.metadata?.name ?? '')
+  }
+  return { candidates, testOf }
 }
 
 const RUNNING_TEXT: Record<TestState, string> = {

@@ -154,7 +154,8 @@ function committedTests(input: CommitInput): CommittedTest[] {
       controlPlane: test.controlPlane,
       organization: input.preflight.organization,
       template: input.pushed.template,
-      version: input.pushed.versionName,
+      // mode: verify tests the version active when the controller resolves the test.
+      version: input.settings.mode === 'verify' ? { active: true } : input.pushed.versionName,
       parameters: planned.parameters,
       timeoutSeconds: test.timeoutSeconds
     })
@@ -221,14 +222,13 @@ function commitAdvice(host: GitHost, error: unknown): string[] {
 
 function commitMessage(input: CommitInput, tests: CommittedTest[]): string {
   const { settings, preflight, pushed } = input
+  const what =
+    settings.mode === 'verify'
+      ? `Verify the active version of ${preflight.organization}.${pushed.template}`
+      : `Test ${preflight.organization}.${pushed.template} version ${pushed.versionName}`
   const lines = tests.map(
     (t) =>
       `CoderTemplateTest ${settings.test.namespace}/${t.name} (${t.manifestPath})${t.preset ? `, preset ${JSON.stringify(t.preset)}` : ''}, written by coder-template-gate.`
   )
-  return [
-    `Test ${preflight.organization}.${pushed.template} version ${pushed.versionName}`,
-    '',
-    ...lines,
-    `Run: ${settings.runUrl}`
-  ].join('\n')
+  return [what, '', ...lines, `Run: ${settings.runUrl}`].join('\n')
 }

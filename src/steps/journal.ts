@@ -19,6 +19,7 @@ import {
   type StepContext,
   type StepResult
 } from './step.js'
+import type { Verification } from './verify.js'
 import type { Tested, WaitFacts } from './wait.js'
 import type { CommitFacts, Committed } from './commit.js'
 
@@ -33,6 +34,7 @@ export interface StepValues {
   merge: Merged
   wait: Tested
   promote: Promotion
+  verify: Verification
   tidy: Tidied
 }
 
@@ -52,6 +54,7 @@ export interface StepFacts {
   merge: MergeFacts
   wait: WaitFacts
   promote: PromoteFacts
+  verify: Verification
   tidy: never
 }
 
@@ -78,6 +81,7 @@ const UNEXPECTED_KIND: Record<StepName, FailureKind> = {
   merge: 'pull-request',
   wait: 'wait-failed',
   promote: 'promote-failed',
+  verify: 'test-failed',
   // Not reached: the tidy step turns every error into a warning.
   tidy: 'promote-failed'
 }

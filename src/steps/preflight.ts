@@ -2,7 +2,13 @@
 // effect (README, "Preflight"). The three systems are checked at once, and every
 // failed check is listed with what to grant or change.
 import type { KubeConfig } from '@kubernetes/client-node'
-import type { CoderClient } from '../coder/client.js'
+import type { CoderClient, CoderTemplate } from '../coder/client.js'
+import {
+  COMPETING_VERSION_NAME,
+  competingVersions,
+  competingWritersWarning
+} from '../coder/competing-writers.js'
+import { listTemplateVersions, VERSION_PAGE_SIZE } from '../coder/versions.js'
 import type { GitHost, GitOpsFacts } from '../gitops/host.js'
 import { checkAccess } from '../kube/access.js'
 import { assertCoderK8sServed } from '../kube/discovery.js'
@@ -28,6 +34,10 @@ export interface Preflight {
   branch: string
   /** Commit mode: the rules against direct commits that gitops-token bypasses, as sentences. */
   bypassed?: string[]
+  /** The competing-writer warning (src/coder/competing-writers.ts); absent when there is none. */
+  competingWriters?: string
+  /** deployment-environment: why no deployment can be recorded, as GitHub told it; absent if none. */
+  deploymentsOff?: string
 }
 
 export interface PreflightInput {
@@ -35,6 +45,8 @@ export interface PreflightInput {
   coder: CoderClient
   host: GitHost
   kc: KubeConfig
+  /** deployment-environment: github-token's access, where GitHub tells it (src/deployments.ts). */
+  deploymentAccess?: () => Promise<string | null>
 }
 
 type Check<T> = { value: T; problems: string[] }
@@ -44,6 +56,7 @@ export async function runPreflight(
   context: StepContext
 ): Promise<StepResult<Preflight>> {
   const gitopsChecked = checkGitOps(input, context)
+  const deployments = input.deploymentAccess?.().catch(() => null) ?? Promise.resolve(null)
   const coder = await checkCoder(input, context)
   // RBAC names the template as <organization>.<template>, with Coder's canonical organization.
   const kube = await checkKubernetes(input, context, {
@@ -63,7 +76,17 @@ export async function runPreflight(
       }
     )
   }
-  const value: Preflight = { ...coder.value, ...gitops.value }
+  const deploymentsOff = await deployments
+  // A record that cannot be written is a warning, never a failure (deployment-environment).
+  if (deploymentsOff)
+    context.log.warning(
+      `deployment-environment: ${deploymentsOff}. No deployment is recorded; the run goes on.`
+    )
+  const value: Preflight = {
+    ...coder.value,
+    ...gitops.value,
+    ...(deploymentsOff ? { deploymentsOff } : {})
+  }
   const active = value.startingActive
   return succeeded(
     value,
@@ -99,8 +122,10 @@ async function checkCoder(input: PreflightInput, context: StepContext): Promise<
     const template = await input.coder.template(organization, settings.template)
     if (!template) return missingTemplate(input, context, { ...none, organization }, at)
     const active = await input.coder.versionById(template.active_version_id)
+    const competing = await competingWritersOf(input, template, context)
     return {
       value: {
+        ...(competing ? { competingWriters: competing } : {}),
         organization,
         template: template.name,
         templateExists: true,
@@ -114,6 +139,26 @@ async function checkCoder(input: PreflightInput, context: StepContext): Promise<
     }
   } catch (error) {
     return { value: none, problems: [`${at}: ${messageOf(error)}`] }
+  }
+}
+
+/** The warning of another writer's versions, in the log now; a failed list is only a note. */
+async function competingWritersOf(
+  input: PreflightInput,
+  template: CoderTemplate,
+  context: StepContext
+): Promise<string | null> {
+  try {
+    const versions = await listTemplateVersions(input.coder, template.id, VERSION_PAGE_SIZE, true)
+    const named = versions.map((v) => ({ name: v.name, createdAt: v.created_at ?? '' }))
+    const total = named.filter((v) => COMPETING_VERSION_NAME.test(v.name)).length
+    const warning = competingWritersWarning(template.name, competingVersions(named), total)
+    if (warning) context.log.warning(warning)
+    return warning
+  } catch (error) {
+    if (context.signal.aborted) throw error
+    context.log.info(`Cannot tell whether another writer manages the template: ${messageOf(error)}`)
+    return null
   }
 }
 
@@ -134,6 +179,8 @@ function missingTemplate(
         `${missing}, so no test job pushed to it. The promote job pushes nothing and creates no template: run the test job (mode: test) for this commit first.`
       ]
     }
+  if (input.settings.mode === 'verify')
+    return { value, problems: [`${missing}, so it has no active version to verify.`] }
   if (createTemplate) {
     context.log.warning(
       `Template "${template}" does not exist in ${value.organization}: create-template is true, so the push creates it, and Coder makes its first version active before any test (coder-cli.md §1.5). That version goes live untested.`
@@ -209,7 +256,9 @@ async function checkKubernetes(
   canonical: { organization: string; template: string }
 ): Promise<Check<null>> {
   const { settings, kc } = input
-  const promote = settings.promote !== 'skip'
+  // mode: verify promotes only to roll back (rollback-to).
+  const promote =
+    settings.mode === 'verify' ? settings.live.rollbackTo !== '' : settings.promote !== 'skip'
   try {
     await assertCoderK8sServed(kc, { signal: context.signal, needAggregation: promote })
   } catch (error) {

@@ -66,4 +66,9 @@ export interface TestWaitInput {
   syncFrom: number
   /** For the elapsed time in front of each log line. */
   runStartedAt: number
+  /**
+   * mode: verify: the test names no version (`version.active`), so the object proves whichever
+   * version its status pins; a final Failed is a result to decide from, not the step's failure.
+   */
+  live?: boolean
 }

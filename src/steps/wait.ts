@@ -151,14 +151,18 @@ function judge(
   facts.workspace = workspaceOf(test) ?? facts.workspace
   facts.clock = controllerClockOf(test)
   if (facts.tests?.[0]) Object.assign(facts.tests[0], sightOf(facts, test))
-  const problems = integrityProblems(test, input.committed.manifest.spec, {
-    id: pushed.versionId,
-    name: pushed.versionName
-  })
+  const problems = integrityProblems(
+    test,
+    input.committed.manifest.spec,
+    input.live ? null : { id: pushed.versionId, name: pushed.versionName }
+  )
+  const what = input.live
+    ? 'the active version'
+    : `version ${pushed.versionName} (${pushed.versionId})`
   if (problems.length > 0) {
     return failed(
       'integrity',
-      `The test ${name} in the cluster does not prove version ${pushed.versionName} (${pushed.versionId}). Nothing was promoted.`,
+      `The test ${name} in the cluster does not prove ${what}. Nothing was promoted.`,
       {
         facts,
         problems,
@@ -169,6 +173,10 @@ function judge(
     )
   }
   const verdict = verdictOf(test)
+  const versionId = test.status?.templateVersionID ?? ''
+  // Live: Succeeded and Failed are both results; the verify step decides from them.
+  if (input.live && verdict.state !== 'waiting')
+    return succeeded({ ...facts, test, versionId }, `${verdict.phase} / ${verdict.reason}`)
   if (verdict.state === 'failed') {
     const advice = adviceForFailure(verdict.reason, facts.workspace?.name ?? '')
     return failed(
@@ -184,7 +192,6 @@ function judge(
       { facts }
     )
   }
-  const versionId = test.status?.templateVersionID ?? ''
   return succeeded({ ...facts, test, versionId }, `${verdict.reason}: ${verdict.message}`)
 }
 

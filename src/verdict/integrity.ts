@@ -9,14 +9,27 @@ export interface PushedVersion {
   name: string
 }
 
-/** Every reason why this object does not prove our version; empty when it does. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * Every reason why this object does not prove our version; empty when it does. `pushed` null: a
+ * live test (`version.active`), which proves the version its status pins, whichever that is.
+ */
 export function integrityProblems(
   test: CoderTemplateTest,
   committedSpec: CoderTemplateTestSpec,
-  pushed: PushedVersion
+  pushed: PushedVersion | null
 ): string[] {
   const problems = specDifferences(committedSpec, test.spec)
   const status = test.status ?? {}
+  if (pushed === null) {
+    const id = status.templateVersionID
+    if (typeof id !== 'string' || !UUID.test(id))
+      problems.push(
+        `status.templateVersionID: a version ID expected, found ${JSON.stringify(id ?? null)}`
+      )
+    return problems
+  }
   if (!pushed.id || !pushed.name)
     problems.push('the pushed version is unknown, so nothing can prove it')
   if (status.templateVersionID !== pushed.id) {

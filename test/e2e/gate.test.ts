@@ -39,7 +39,11 @@ describe('the gate, end to end', () => {
           reason: 'Succeeded',
           versionId: pushed.id
         }
-      ])
+      ]),
+      'verification-result': '',
+      'verified-version-id': '',
+      'rolled-back-to-version-id': '',
+      'deployment-id': ''
     })
     expect(activeVersionName(w)).toBe('v1.0.0')
     expect(manifestInGit(w, 'docker-v1-0-0')).toMatchObject({

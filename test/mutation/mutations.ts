@@ -7,6 +7,7 @@ import { FOREIGN_TEXT_MODULES } from './mutations-foreign-text.js'
 import { GATE_MODULES } from './mutations-gate.js'
 import { GITOPS_KUBE_MODULES } from './mutations-gitops-kube.js'
 import { PRESET_MODULES } from './mutations-presets.js'
+import { LIVE_MODULES } from './mutations-live.js'
 import { STEP_MODULES } from './mutations-steps.js'
 import { TIMING_MODULES } from './mutations-timing.js'
 
@@ -15,6 +16,7 @@ export type { MutatedModule, Mutation } from './mutation-types.js'
 export const MUTATED_MODULES: MutatedModule[] = [
   ...GATE_MODULES,
   ...GITOPS_KUBE_MODULES,
+  ...LIVE_MODULES,
   ...FOREIGN_TEXT_MODULES,
   ...TIMING_MODULES,
   ...STEP_MODULES,

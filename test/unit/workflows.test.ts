@@ -121,14 +121,20 @@ describe('the checks can fail', () => {
 })
 
 describe('the files exist', () => {
-  it('has the three GitHub workflows and the four examples', () => {
+  it('has the three GitHub workflows and the seven examples', () => {
     expect(GITHUB_WORKFLOWS.sort()).toEqual(
       ['check-dist.yml', 'ci.yml', 'release.yml'].map((f) => `.github/workflows/${f}`)
     )
     expect(EXAMPLES.sort()).toEqual(
-      ['matrix.yml', 'on-failure.yml', 'pull-request-mode.yml', 'release-with-approval.yml'].map(
-        (f) => `docs/examples/${f}`
-      )
+      [
+        'coder-template-files.yml',
+        'matrix.yml',
+        'nightly-verify.yml',
+        'on-failure.yml',
+        'pull-request-mode.yml',
+        'release-with-approval.yml',
+        'release-with-deployments.yml'
+      ].map((f) => `docs/examples/${f}`)
     )
     expect(README_WORKFLOWS.length).toBeGreaterThanOrEqual(3)
   })

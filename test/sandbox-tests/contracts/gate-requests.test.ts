@@ -53,6 +53,19 @@ const RUNS: { name: string; protectedMain: boolean; inputs: Record<string, strin
       name: 'pull request, immediate merge',
       protectedMain: true,
       inputs: { 'gitops-mode': 'pull-request', 'pull-request-merge': 'immediate' }
+    },
+    // The templates pull request makes the workflow's repository, where deployments go.
+    {
+      name: 'commit, promote, recorded as a deployment',
+      protectedMain: false,
+      inputs: { 'deployment-environment': 'coder-docker' },
+      pr: true
+    },
+    {
+      name: 'verify the live version, recorded as a deployment',
+      protectedMain: false,
+      inputs: { mode: 'verify', 'deployment-environment': 'coder-docker', 'keep-tests': '2' },
+      pr: true
     }
   ]
 
@@ -81,6 +94,7 @@ describe('the gate against the official API descriptions', () => {
     expect(exitCodes).toEqual(Object.fromEntries(RUNS.map((r) => [r.name, 0])))
     expect(github.length).toBeGreaterThan(10)
     expect(coder.length).toBeGreaterThan(5)
+    expect(github.filter((r) => /\/deployments\/\d+\/statuses$/.test(r.path)).length).toBe(4)
   })
 
   it('sends GitHub only described REST requests, and the sandbox answers as described', () => {

@@ -342,3 +342,38 @@ describe('CoderTemplateTest controller', () => {
     }
   })
 })
+
+describe('CoderTemplateTest controller, version.active (§1.2)', () => {
+  const coder = new FakeCoder()
+  const docker = coder.addTemplate('docker')
+  const v1 = coder.addVersion(docker, 'v1')
+  const v2 = coder.addVersion(docker, 'v2')
+  let kube: KubeSandbox
+  beforeAll(async () => {
+    kube = await startKubeSandbox({
+      coder,
+      controller: { stepDelayMs: 5, pollIntervalMs: 5, secondMs: 5, cleanupDelayMs: 5 },
+      rbac: { rules: ALLOW_ALL_RULES }
+    })
+  })
+  afterAll(async () => kube.close())
+
+  it('resolves the version active at reconcile time and pins it, whatever is promoted later', async () => {
+    coder.activate(docker.id, v2.id)
+    // Slow enough that another writer promotes v1 after the test resolved v2, before it ends.
+    kube.controller!.script('live', { stepDelays: { CreatingWorkspace: 50 } })
+    const resolved = runTest(kube, 'active', 'live', { version: { active: true } })
+    await eventually(() => {
+      const seen = kube.store.get('active', 'live')
+      return seen?.status?.templateVersionID ? seen : undefined
+    })
+    coder.activate(docker.id, v1.id)
+    const events = await resolved
+    const final = events.find(isFinal)!.object
+    expect(final.status).toMatchObject({
+      phase: 'Succeeded',
+      templateVersionID: v2.id,
+      templateVersionName: 'v2'
+    })
+  })
+})

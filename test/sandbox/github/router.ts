@@ -19,7 +19,7 @@ export interface Route {
   handle(ctx: RouteContext): Answer
 }
 
-export type Scope = 'contents' | 'pullRequests' | 'issues' | 'administration'
+export type Scope = 'contents' | 'pullRequests' | 'issues' | 'administration' | 'deployments'
 
 export class RouteContext {
   constructor(

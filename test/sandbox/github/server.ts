@@ -7,6 +7,7 @@
 // are cited, the rest is marked `guess`.
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { deploymentRoutes, deploymentsOf } from './deployments.js'
 import { gitDataRoutes } from './git-data.js'
 import { graphqlRoute } from './graphql.js'
 import { handleRequest } from './http.js'
@@ -28,6 +29,7 @@ function sandboxRouter(): Router {
   const router = new Router()
   // First match wins: /branches/{branch}/protection before /branches/{branch+}.
   router.add([...ruleRoutes, ...repoRoutes, ...gitDataRoutes, ...pullRoutes, ...issueRoutes])
+  router.add(deploymentRoutes)
   router.add(userRoutes)
   router.add([graphqlRoute])
   return router
@@ -63,6 +65,11 @@ export async function startGitHubSandbox(
     ...faultControls(http),
     ...pullActions(state),
     ...pullReads(state),
+    deployments(owner, repo) {
+      const found = state.findRepo(owner, repo)
+      if (!found) throw new Error(`sandbox: no repository ${owner}/${repo}`)
+      return deploymentsOf(found)
+    },
     close() {
       clearInterval(ticker)
       return new Promise<void>((resolve, reject) => {

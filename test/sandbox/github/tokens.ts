@@ -16,6 +16,8 @@ export interface SandboxTokenOptions {
   issues?: Access
   /** Reading classic branch protection needs administration read. */
   administration?: Access
+  /** Deployments and their statuses (deployment-environment). */
+  deployments?: Access
   /**
    * What GET /repos/{o}/{r} shows in `permissions`. 'all-false' is what was reported for GitHub App
    * installation tokens (lindell/multi-gitter#224); 'omitted' leaves the field out.
@@ -31,18 +33,49 @@ export interface TokenGrant {
   pullRequests: Access
   issues: Access
   administration: Access
+  deployments: Access
   repositoryPermissions: 'accurate' | 'all-false' | 'omitted'
 }
 
 const ROLE_DEFAULTS: Record<
   RepoRole,
-  Pick<TokenGrant, 'contents' | 'pullRequests' | 'issues' | 'administration'>
+  Pick<TokenGrant, 'contents' | 'pullRequests' | 'issues' | 'administration' | 'deployments'>
 > = {
-  admin: { contents: 'write', pullRequests: 'write', issues: 'write', administration: 'write' },
-  maintain: { contents: 'write', pullRequests: 'write', issues: 'write', administration: 'none' },
-  write: { contents: 'write', pullRequests: 'write', issues: 'write', administration: 'none' },
-  triage: { contents: 'read', pullRequests: 'write', issues: 'write', administration: 'none' },
-  read: { contents: 'read', pullRequests: 'read', issues: 'read', administration: 'none' }
+  admin: {
+    contents: 'write',
+    pullRequests: 'write',
+    issues: 'write',
+    administration: 'write',
+    deployments: 'write'
+  },
+  maintain: {
+    contents: 'write',
+    pullRequests: 'write',
+    issues: 'write',
+    administration: 'none',
+    deployments: 'write'
+  },
+  write: {
+    contents: 'write',
+    pullRequests: 'write',
+    issues: 'write',
+    administration: 'none',
+    deployments: 'write'
+  },
+  triage: {
+    contents: 'read',
+    pullRequests: 'write',
+    issues: 'write',
+    administration: 'none',
+    deployments: 'read'
+  },
+  read: {
+    contents: 'read',
+    pullRequests: 'read',
+    issues: 'read',
+    administration: 'none',
+    deployments: 'read'
+  }
 }
 
 export function tokenGrant(options: SandboxTokenOptions = {}): TokenGrant {
@@ -56,6 +89,7 @@ export function tokenGrant(options: SandboxTokenOptions = {}): TokenGrant {
     pullRequests: options.pullRequests ?? defaults.pullRequests,
     issues: options.issues ?? defaults.issues,
     administration: options.administration ?? defaults.administration,
+    deployments: options.deployments ?? defaults.deployments,
     repositoryPermissions: options.repositoryPermissions ?? 'accurate'
   }
 }

@@ -1,5 +1,6 @@
 // The GitHub sandbox's public shapes: its options, what tests see of commits, pull requests and
 // comments, the faults they inject, and the handle they script the world through.
+import type { StoredDeployment } from './deployments.js'
 import type { GitCommit, RecordedRequest } from '../contracts.js'
 import type { Person } from './git-objects.js'
 import type { MergeableState } from './pull-state.js'
@@ -74,6 +75,8 @@ export interface SandboxComment {
 }
 
 export interface GitHubSandbox {
+  /** The deployments of a repository, oldest first, each with its statuses (oldest first). */
+  deployments(owner: string, repo: string): StoredDeployment[]
   /** API base URL, what GITHUB_API_URL holds. `${url}/api/v3` serves the same API as GHES. */
   url: string
   /** Web base URL, what GITHUB_SERVER_URL holds (html_url values start with it). */

@@ -9,6 +9,7 @@ import {
   type PruneCandidate,
   type PruneKeptWhy,
   selectPrunable,
+  selectPrunableLive,
   type TestState
 } from '../../../src/gitops/prune.js'
 
@@ -264,5 +265,43 @@ describe('isGateManifestFor', () => {
   it('a manifest without namespace is ours when our namespace is empty too', () => {
     const m = edited((x) => delete x.metadata.namespace)
     expect(isGateManifestFor(m, { ...owner, namespace: '' })).toBe(true)
+  })
+})
+
+describe('selectPrunableLive (mode: verify)', () => {
+  const live = (name: string): PruneCandidate => ({
+    path: `${DIR}/${name}.yaml`,
+    versionName: '',
+    createdAt: null
+  })
+  // Run 99 sorts after run 1000 as text; by number it is older.
+  const tests = [
+    live('docker-live-1000-1'),
+    live('docker-live-99-1'),
+    live('docker-live-1000-2'),
+    live('docker-live-5-1'),
+    live('docker-other')
+  ]
+  it.each<[number, string[]]>([
+    [0, []],
+    [
+      1,
+      [
+        'docker-other',
+        'docker-live-5-1',
+        'docker-live-99-1',
+        'docker-live-1000-1',
+        'docker-live-1000-2'
+      ]
+    ],
+    [2, ['docker-other', 'docker-live-5-1', 'docker-live-99-1', 'docker-live-1000-1']],
+    [4, ['docker-other', 'docker-live-5-1']],
+    [6, []]
+  ])('keep %i removes %j, oldest first, never this run', (keep, removed) => {
+    const thisRunPath = `${DIR}/docker-live-2000-1.yaml`
+    const candidates = [...tests, live('docker-live-2000-1')]
+    expect(selectPrunableLive({ candidates, keep, thisRunPaths: [thisRunPath] })).toEqual(
+      removed.map((name) => `${DIR}/${name}.yaml`)
+    )
   })
 })

@@ -116,6 +116,29 @@ const tidied = (over: Record<string, unknown>) => ({
 })
 
 export type Steps = [StepName, unknown][]
+/** mode: verify: inputs, preflight, the live test's commit and wait. */
+const live = (): Steps => [
+  [
+    'inputs',
+    ok({
+      settings: settings({
+        mode: 'verify',
+        test: { namespace: 'coder-tests', name: 'docker-live-9-1' }
+      }),
+      context: ctx
+    })
+  ],
+  ['preflight', ok(preflight)],
+  ['commit', ok({ ...commit, manifestPath: 'tests/docker-live-9-1.yaml' })],
+  ['wait', ok({ ...tested, versionId: 'old-id' })]
+]
+const verified = (result: string, rollback?: object) => ({
+  result,
+  ran: { id: 'old-id', name: 'v1' },
+  starting: { id: 'old-id', name: 'v1' },
+  ending: { id: 'old-id', name: 'v1' },
+  ...(rollback ? { rollback } : {})
+})
 const ok = (v: unknown) => succeeded(v, 'done <x>')
 const gate = (s = settings()): Steps => [
   ['inputs', ok({ settings: s, context: ctx })],
@@ -396,7 +419,51 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
       ['preflight', ok(preflight)],
       ['locate', failed('locate', 'no manifest')]
     ]
-  ]
+  ],
+  ['verify passed', [...live(), ['verify', ok(verified('Passed'))]]],
+  [
+    'verify inconclusive',
+    [
+      ...live(),
+      [
+        'verify',
+        ok({ ...verified('Inconclusive'), why: 'the test ran v1, and <v3> is active now' })
+      ]
+    ]
+  ],
+  [
+    'verify rolled back',
+    [
+      ...live(),
+      [
+        'verify',
+        failed('test-failed', 'The live version failed; rolled back to v0.', {
+          facts: verified('RolledBack', {
+            outcome: 'applied',
+            target: { id: 'v0-id', name: 'v0' },
+            detail: 'guard: v1 was still active'
+          })
+        })
+      ]
+    ]
+  ],
+  [
+    'verify rollback refused',
+    [
+      ...live(),
+      [
+        'verify',
+        failed('test-failed', 'The live version failed; no rollback.', {
+          facts: verified('Failed', {
+            outcome: 'refused',
+            target: { id: 'v0-id', name: 'v0' },
+            detail: 'the active version is v3 (v3-id) now'
+          })
+        })
+      ]
+    ]
+  ],
+  ['verify preflight failed', [live()[0]!, ['preflight', failed('preflight', 'no access')]]]
 ]
 export const OBSERVED = [
   null,

@@ -53,23 +53,23 @@ describe('the mode input', () => {
     [
       { mode: 'release' },
       'mode',
-      'Input "mode" "release" is invalid: must be "gate", "test" or "promote".'
+      'Input "mode" "release" is invalid: must be "gate", "test", "promote" or "verify".'
     ],
     [
       { mode: 'Promote' },
       'mode',
-      'Input "mode" "Promote" is invalid: must be "gate", "test" or "promote".'
+      'Input "mode" "Promote" is invalid: must be "gate", "test", "promote" or "verify".'
     ],
     // An invalid mode is the one error: no cross-check judges the fallback mode.
     [
       { mode: 'release', promote: 'false' },
       'mode',
-      'Input "mode" "release" is invalid: must be "gate", "test" or "promote".'
+      'Input "mode" "release" is invalid: must be "gate", "test", "promote" or "verify".'
     ],
     [
       { mode: 'Promote', 'expected-active-version-id': ID },
       'mode',
-      'Input "mode" "Promote" is invalid: must be "gate", "test" or "promote".'
+      'Input "mode" "Promote" is invalid: must be "gate", "test", "promote" or "verify".'
     ],
     [
       { 'expected-active-version-id': ID },

@@ -1,0 +1,246 @@
+// mode: verify, the last step (docs/how-to/live.md): decide from the version
+// the live test ran (status.templateVersionID) and a final read of the active version, then, when
+// the version that failed is still active and rollback-to names a target, roll back through the
+// promote subresource behind the guard. A cancel never rolls back: the promotion sends nothing
+// after a cancel (src/promotion/retry.ts).
+import type { KubeConfig } from '@kubernetes/client-node'
+import type { CoderClient, CoderTemplateVersion } from '../coder/client.js'
+import type { VersionFacts } from '../promotion/guard.js'
+import type { PromoteChoice } from '../settings/settings.js'
+import {
+  chooseRollbackTarget,
+  decideLive,
+  type LiveDecision,
+  type LiveVersion,
+  type RollbackCandidate,
+  type VerificationResult
+} from '../verdict/live.js'
+import { verdictOf } from '../verdict/verdict.js'
+import { readActiveVersion } from './observe.js'
+import { promoteTested } from './promote.js'
+import { failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
+import type { Tested } from './wait.js'
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+export interface Rollback {
+  /** applied: promoted; would-apply: promote: dry-run; refused: the guard; impossible: no target. */
+  outcome: 'applied' | 'would-apply' | 'refused' | 'impossible' | 'failed'
+  target?: LiveVersion
+  /** Why it was refused or impossible, or how the guard let it through. */
+  detail: string
+  /** applied: the target was active already when this run decided (an earlier run applied it). */
+  earlier?: true
+}
+
+export interface Verification {
+  result: VerificationResult
+  /** The version the live test ran (status.templateVersionID and name). */
+  ran: LiveVersion
+  starting: LiveVersion | null
+  ending: LiveVersion | null
+  /** Inconclusive: why. */
+  why?: string
+  rollback?: Rollback
+}
+
+export interface VerifyInput {
+  organization: string
+  template: string
+  namespace: string
+  starting: VersionFacts | null
+  tested: Tested
+  /** rollback-to: '' = never. */
+  rollbackTo: string
+  promote: PromoteChoice
+  coder: CoderClient
+  kc: KubeConfig
+  /** rollback-to: previous: the version ID the newest successful deployment names, other than `failed`. */
+  recordedPrevious?: (failedId: string) => Promise<string>
+}
+
+export async function verifyLive(
+  input: VerifyInput,
+  context: StepContext
+): Promise<StepResult<Verification, Verification>> {
+  const status = input.tested.test.status ?? {}
+  const ran = { id: input.tested.versionId, name: String(status.templateVersionName ?? '') }
+  const passed = verdictOf(input.tested.test).state === 'passed'
+  const ending = await readActiveVersion(input.coder, input.organization, input.template).catch(
+    () => null
+  )
+  const starting = input.starting ? { id: input.starting.id, name: input.starting.name } : null
+  const base = { ran, starting, ending: ending ? { id: ending.id, name: ending.name } : null }
+  // The target is chosen before the decision: a second run of this attempt finds it active.
+  const choice = !passed && input.rollbackTo ? await targetOf(input, ran, context) : null
+  const target = choice?.ok ? choice.target.id : ''
+  const decision = decideLive({ passed, ...base, target })
+  const what = `${input.organization}.${input.template} ${ran.name || '(unnamed)'} (${ran.id})`
+  if (decision.result === 'Passed')
+    return succeeded({ result: 'Passed', ...base }, `Passed: ${what} is live and works`)
+  if (decision.result === 'Inconclusive') {
+    context.log.warning(`The live verification is inconclusive: ${decision.why}.`)
+    return succeeded(
+      { result: 'Inconclusive', ...base, why: decision.why },
+      `Inconclusive: ${decision.why}`
+    )
+  }
+  const rollback = await rollbackAfter(decision, choice, input, ran, context)
+  return failedLive(input, what, {
+    result: resultOf(rollback),
+    ...base,
+    ...(rollback ? { rollback } : {})
+  })
+}
+
+/** What became of the rollback after a Failed or RolledBack decision; undefined: none asked. */
+async function rollbackAfter(
+  decision: Exclude<LiveDecision, { result: 'Passed' | 'Inconclusive' }>,
+  choice: Choice | null,
+  input: VerifyInput,
+  ran: LiveVersion,
+  context: StepContext
+): Promise<Rollback | undefined> {
+  // The target is active already: an earlier run of this attempt applied it.
+  if (decision.result === 'RolledBack' && choice?.ok)
+    return {
+      outcome: 'applied',
+      target: versionOf(choice.target),
+      detail: 'already active',
+      earlier: true
+    }
+  if (decision.result === 'Failed' && decision.note)
+    return { outcome: 'impossible', detail: decision.note }
+  if (choice === null) return undefined
+  if (!choice.ok)
+    return { outcome: 'failed' in choice ? 'failed' : 'impossible', detail: choice.reason }
+  return rollBack(input, ran, choice.target, context)
+}
+
+const resultOf = (rollback: Rollback | undefined): VerificationResult =>
+  rollback?.outcome === 'applied' ? 'RolledBack' : 'Failed'
+
+const versionOf = (v: { id: string; name: string }): LiveVersion => ({ id: v.id, name: v.name })
+
+function failedLive(
+  input: VerifyInput,
+  what: string,
+  verification: Verification
+): StepResult<never, Verification> {
+  const status = input.tested.test.status ?? {}
+  const { rollback, ran } = verification
+  const reason = `${status.reason ?? 'no reason'}: ${String(status.message ?? 'no message').replace(/\.$/, '')}`
+  const after =
+    rollback?.outcome === 'applied'
+      ? ` It was rolled back to ${rollback.target?.name} (${rollback.target?.id}).`
+      : rollback
+        ? ` No rollback: ${rollback.detail}.`
+        : ' rollback-to is empty: nothing was rolled back.'
+  return failed('test-failed', `The live version ${what} failed its test: ${reason}.${after}`, {
+    facts: verification,
+    advice:
+      rollback?.outcome === 'applied'
+        ? [`Fix the template, then release a new version; ${ran.name} stays in Coder.`]
+        : [
+            'Fix the template and release a new version, or promote a version that works (rollback-to).'
+          ]
+  })
+}
+
+type Choice = ReturnType<typeof chooseRollbackTarget> | { ok: false; reason: string; failed: true }
+
+async function targetOf(
+  input: VerifyInput,
+  ran: LiveVersion,
+  context: StepContext
+): Promise<Choice> {
+  try {
+    return await findTarget(input, ran)
+  } catch (error) {
+    if (context.signal.aborted) throw error
+    return {
+      ok: false,
+      failed: true,
+      reason: `the rollback target could not be read: ${messageOf(error)}`
+    }
+  }
+}
+
+/** The rollback: the promote step with the failed version as the guard's starting point. */
+async function rollBack(
+  input: VerifyInput,
+  failedVersion: LiveVersion,
+  chosen: RollbackCandidate,
+  context: StepContext
+): Promise<Rollback> {
+  const target = versionOf(chosen)
+  const promoted = await promoteTested(
+    {
+      promote: input.promote === 'skip' ? 'dry-run' : input.promote,
+      // A rollback is older on purpose; the guard still refuses unless the failed version is active.
+      allowRollback: true,
+      namespace: input.namespace,
+      organization: input.organization,
+      template: input.template,
+      tested: { ...target, createdAt: chosen.createdAt },
+      starting: { ...failedVersion, createdAt: '' },
+      coder: input.coder,
+      kc: input.kc
+    },
+    { signal: context.signal, log: context.log, now: context.now, sleep: context.sleep }
+  )
+  if (promoted.ok) {
+    const result = promoted.value.result
+    if (result === 'Promoted')
+      return { outcome: 'applied', target, detail: `guard: ${failedVersion.name} was still active` }
+    if (result === 'WouldPromote')
+      return { outcome: 'would-apply', target, detail: 'promote: dry-run, nothing sent' }
+    return {
+      outcome: 'refused',
+      target,
+      detail: `${target.name} (${target.id}) became active meanwhile, by another writer`
+    }
+  }
+  const refused = promoted.facts?.refused
+  if (refused)
+    return {
+      outcome: 'refused',
+      target,
+      detail: `the active version is ${refused.name || '(unnamed)'} (${refused.id}) now, no longer the version that failed (${failedVersion.name}); the gate never overwrites another writer`
+    }
+  return { outcome: 'failed', target, detail: promoted.failure.message }
+}
+
+async function findTarget(input: VerifyInput, failedVersion: LiveVersion): Promise<Choice> {
+  const { coder, organization, template, rollbackTo } = input
+  const found = await coder.template(organization, template)
+  const templateId = found?.id ?? ''
+  let recordedId = ''
+  let version: CoderTemplateVersion | null = null
+  if (rollbackTo === 'previous') {
+    recordedId = input.recordedPrevious ? await input.recordedPrevious(failedVersion.id) : ''
+    if (recordedId) version = await coder.versionById(recordedId)
+  } else if (UUID.test(rollbackTo)) {
+    version = await coder.versionById(rollbackTo)
+  } else {
+    version = await coder.versionByName(organization, template, rollbackTo)
+  }
+  return chooseRollbackTarget({
+    wanted: rollbackTo,
+    found: version ? candidateOf(version) : null,
+    recordedId,
+    templateId,
+    failed: failedVersion
+  })
+}
+
+function candidateOf(version: CoderTemplateVersion): RollbackCandidate {
+  return {
+    id: version.id,
+    name: version.name,
+    templateId: version.template_id,
+    archived: version.archived === true,
+    jobStatus: version.job?.status ?? '',
+    createdAt: version.created_at ?? ''
+  }
+}

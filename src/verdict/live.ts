@@ -1,0 +1,117 @@
+// mode: verify, the decisions (docs/how-to/live.md): the result from the test
+// and the active version at the start and at the end, and the rollback target from rollback-to.
+// Pure: every row has a table test (test/unit/verdict/live.test.ts).
+
+export type VerificationResult = 'Passed' | 'Failed' | 'Inconclusive' | 'RolledBack'
+
+export interface LiveVersion {
+  id: string
+  name: string
+}
+
+export interface LiveFacts {
+  /** The live test's final phase, as the wait judged it. */
+  passed: boolean
+  /** status.templateVersionID (and name) of the test: the version that ran. */
+  ran: LiveVersion
+  /** The active version when the run started; null when unknown. */
+  starting: LiveVersion | null
+  /** The active version read at the end; null when that read failed. */
+  ending: LiveVersion | null
+  /** The rollback target's ID when it is known before the decision ('' or absent otherwise). */
+  target?: string
+}
+
+export type LiveDecision =
+  | { result: 'Passed' }
+  /** `rollback`: the failed version is still active, so a rollback may apply (behind its guard). */
+  | { result: 'Failed'; rollback: boolean; note?: string }
+  | { result: 'Inconclusive'; why: string }
+  /** The failed version was already replaced by the rollback target (a second run of this attempt). */
+  | { result: 'RolledBack' }
+
+const shown = (v: LiveVersion | null): string =>
+  v ? `${v.name || '(unnamed)'} (${v.id})` : 'unknown'
+
+export function decideLive(facts: LiveFacts): LiveDecision {
+  const { ran, starting, ending } = facts
+  // The failed version is already replaced by the target: the end state that rollback-to asks for.
+  if (!facts.passed && ending && facts.target && ending.id === facts.target)
+    return { result: 'RolledBack' }
+  if (starting && ran.id !== starting.id)
+    return {
+      result: 'Inconclusive',
+      why: `the test ran ${shown(ran)}, but ${shown(starting)} was active when the run started: another writer promoted a version before the test resolved it`
+    }
+  if (ending && ending.id !== ran.id)
+    return {
+      result: 'Inconclusive',
+      why: `the test ran ${shown(ran)}, and ${shown(ending)} is active now: another writer promoted meanwhile`
+    }
+  if (ending === null) {
+    // Without the final read nothing proves the version still live; a failure is still a failure.
+    return facts.passed
+      ? {
+          result: 'Inconclusive',
+          why: `the test of ${shown(ran)} passed, but the active version could not be read at the end`
+        }
+      : {
+          result: 'Failed',
+          rollback: false,
+          note: 'the active version could not be read at the end, so no rollback was tried'
+        }
+  }
+  return facts.passed ? { result: 'Passed' } : { result: 'Failed', rollback: true }
+}
+
+/** A candidate for the rollback, as Coder describes it (Coder API TemplateVersion, https://coder.com/docs/reference/api/schemas#codersdktemplateversion). */
+export interface RollbackCandidate {
+  id: string
+  name: string
+  templateId: string | null
+  archived: boolean
+  /** job.status of the version's import. */
+  jobStatus: string
+  createdAt: string
+}
+
+export type RollbackChoice = { ok: true; target: RollbackCandidate } | { ok: false; reason: string }
+
+export interface RollbackInput {
+  /** rollback-to as written: a name, an ID, or `previous`. */
+  wanted: string
+  /** What Coder answered for the name or ID (for `previous`: the recorded version ID); null: none. */
+  found: RollbackCandidate | null
+  /** `previous` only: the recorded version's ID, '' when no deployment names another version. */
+  recordedId?: string
+  templateId: string
+  /** The version that failed (still active). */
+  failed: LiveVersion
+}
+
+/** Which version to roll back to, or why none: never the failed one, archived, or a failed import. */
+export function chooseRollbackTarget(input: RollbackInput): RollbackChoice {
+  const { wanted, found, failed } = input
+  const named =
+    wanted === 'previous'
+      ? `the version of the newest successful deployment (${input.recordedId || 'none'})`
+      : `"${wanted}"`
+  if (wanted === 'previous' && !input.recordedId)
+    return {
+      ok: false,
+      reason: `no successful deployment of the environment names a version other than the failed ${shown(failed)}`
+    }
+  if (!found) return { ok: false, reason: `${named} is not a version of this template in Coder` }
+  const version = `${found.name} (${found.id})`
+  if (found.templateId !== null && found.templateId !== input.templateId)
+    return { ok: false, reason: `${version} belongs to another template` }
+  if (found.id === failed.id)
+    return { ok: false, reason: `${version} is the version that failed its live test` }
+  if (found.archived) return { ok: false, reason: `${version} is archived` }
+  if (found.jobStatus !== 'succeeded')
+    return {
+      ok: false,
+      reason: `the import of ${version} did not succeed (${found.jobStatus || 'no status'})`
+    }
+  return { ok: true, target: found }
+}

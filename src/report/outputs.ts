@@ -19,7 +19,8 @@ export function outputsOf(report: RunReport): Record<string, string> {
     'pull-request-number': gitops.pullRequest?.number ?? '',
     'pull-request-url': gitops.pullRequest?.url ?? '',
     'pruned-manifests': gitops.prunedManifests.join(','),
-    'archived-versions': report.tidy.archived.join(',')
+    'archived-versions': report.tidy.archived.join(','),
+    'sync-seconds': test.syncSeconds?.toFixed(1) ?? ''
   }
 }
 

@@ -41,6 +41,12 @@ export function stepRows(journal: Journal): StepRow[] {
     'push',
     'commit',
     ...(pullRequestMode ? (['pull-request', 'merge'] as const) : []),
+    // gitops-refresh: shown only when the input names objects.
+    ...(journal.entry('refresh')?.result.ok === false ||
+    journal.value('refresh')?.nudged.length ||
+    journal.value('refresh')?.warnings.length
+      ? (['refresh'] as const)
+      : []),
     'sync',
     'test',
     'promote',
@@ -132,7 +138,10 @@ function waitRows(journal: Journal): StepRow[] {
       result: 'succeeded',
       startedAt: entry.startedAt,
       endedAt: syncedAt,
-      detail: 'the test exists in the cluster'
+      detail:
+        typeof facts?.syncSeconds === 'number'
+          ? `the test exists in the cluster, ${facts.syncSeconds.toFixed(1)} s after the change landed (sync-seconds)`
+          : 'the test exists in the cluster'
     },
     {
       name: 'test',

@@ -45,6 +45,7 @@ import {
   WAIT_ALLOWANCE_SECONDS
 } from './settings.js'
 import { parseRunMode } from './run-mode.js'
+import { parseRefreshTargets } from './refresh.js'
 import { withVersionMarker } from '../coder/version-identity.js'
 import { defaultSubject, revisionOf, runUrlOf } from './run-context.js'
 
@@ -269,6 +270,7 @@ function parseGitOps(reader: Reader, context: RunContext): GitOpsSettings {
     ]),
     labels: [...new Set(labels)],
     mergeTimeoutSeconds: reader.integer('merge-timeout-seconds', '3600', 1, MAX_WAIT_SECONDS),
-    keepTests: reader.integer('keep-tests', '0', 0, KEEP_TESTS_MAX)
+    keepTests: reader.integer('keep-tests', '0', 0, KEEP_TESTS_MAX),
+    refresh: parseRefreshTargets(reader)
   }
 }

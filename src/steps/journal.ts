@@ -10,6 +10,7 @@ import type { Merged, MergeFacts, OpenedPullRequest } from './pull-request.js'
 import type { Preflight } from './preflight.js'
 import type { PromoteFacts, Promotion } from './promote.js'
 import type { Pushed } from './push.js'
+import type { Refreshed } from './refresh.js'
 import type { Tidied } from './tidy.js'
 import {
   cancelled,
@@ -29,6 +30,7 @@ export interface StepValues {
   commit: Committed
   'pull-request': OpenedPullRequest
   merge: Merged
+  refresh: Refreshed
   wait: Tested
   promote: Promotion
   tidy: Tidied
@@ -47,6 +49,7 @@ export interface StepFacts {
   commit: never
   'pull-request': never
   merge: MergeFacts
+  refresh: never
   wait: WaitFacts
   promote: PromoteFacts
   tidy: never
@@ -72,6 +75,8 @@ const UNEXPECTED_KIND: Record<StepName, FailureKind> = {
   commit: 'commit',
   'pull-request': 'pull-request',
   merge: 'pull-request',
+  // Not reached: the refresh step turns every error into a warning.
+  refresh: 'wait-failed',
   wait: 'wait-failed',
   promote: 'promote-failed',
   // Not reached: the tidy step turns every error into a warning.

@@ -6,6 +6,7 @@ import type { CoderClient } from '../coder/client.js'
 import type { GitHost, GitOpsFacts } from '../gitops/host.js'
 import { checkAccess } from '../kube/access.js'
 import { assertCoderK8sServed } from '../kube/discovery.js'
+import { type EngineObject, planRefresh } from '../kube/refresh.js'
 import type { Settings } from '../settings/settings.js'
 import { clockOf, failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
 
@@ -26,6 +27,8 @@ export interface Preflight {
   startingActive: VersionRef | null
   /** gitops-branch, or the repository's default branch. */
   branch: string
+  /** gitops-refresh: the engine objects to patch, in order (a Flux source before its Kustomization). */
+  refresh: EngineObject[]
 }
 
 export interface PreflightInput {
@@ -49,7 +52,8 @@ export async function runPreflight(
     template: coder.value.template || input.settings.coder.template
   })
   const gitops = await gitopsChecked
-  const problems = [...coder.problems, ...gitops.problems, ...kube.problems]
+  const refresh = await checkRefresh(input, context)
+  const problems = [...coder.problems, ...gitops.problems, ...kube.problems, ...refresh.problems]
   if (problems.length > 0) {
     const count = `${problems.length} check${problems.length === 1 ? '' : 's'} failed`
     return failed(
@@ -61,7 +65,7 @@ export async function runPreflight(
       }
     )
   }
-  const value: Preflight = { ...coder.value, branch: gitops.value }
+  const value: Preflight = { ...coder.value, branch: gitops.value, refresh: refresh.value }
   const active = value.startingActive
   return succeeded(
     value,
@@ -71,7 +75,23 @@ export async function runPreflight(
   )
 }
 
-type CoderFacts = Omit<Preflight, 'branch'>
+type CoderFacts = Omit<Preflight, 'branch' | 'refresh'>
+
+/** gitops-refresh: each object exists and may be patched. The promote job lands no change. */
+async function checkRefresh(
+  input: PreflightInput,
+  context: StepContext
+): Promise<Check<EngineObject[]>> {
+  const targets = input.settings.gitops.refresh
+  if (targets.length === 0 || input.settings.mode === 'promote') return { value: [], problems: [] }
+  try {
+    const plan = await planRefresh({ kc: input.kc, signal: context.signal }, targets)
+    for (const note of plan.notes) context.log.warning(note)
+    return { value: plan.objects, problems: plan.problems.map((line) => `Kubernetes: ${line}`) }
+  } catch (error) {
+    return { value: [], problems: [`Kubernetes: gitops-refresh: ${messageOf(error)}.`] }
+  }
+}
 
 async function checkCoder(input: PreflightInput, context: StepContext): Promise<Check<CoderFacts>> {
   const { coder: settings } = input.settings

@@ -40,6 +40,11 @@ export interface TestWorkspace {
 export interface WaitFacts {
   /** When the test was first seen in the cluster; null if never. */
   syncedAt: number | null
+  /**
+   * sync-seconds: from the change landing on the branch to the first read of the test, one decimal;
+   * null when never seen, or when the first read found it and this run landed no change.
+   */
+  syncSeconds?: number | null
   timeline: TimelineEntry[]
   last: Observed | null
   /** The test was looked for and not found at least once. */
@@ -63,6 +68,8 @@ export interface WaitInput {
   kc: KubeConfig
   /** When the manifest reached the watched branch (the commit, or the merge). */
   syncFrom: number
+  /** This run put the change on the branch (a commit or a merge), rather than finding it there. */
+  landed?: boolean
   /** For the elapsed time in front of each log line. */
   runStartedAt: number
 }
@@ -97,7 +104,7 @@ export async function waitForVerdict(
       isFinal: (seen) =>
         verdictOf(seen).state !== 'waiting' ||
         specDifferences(committed.manifest.spec, seen.spec).length > 0,
-      onObserved: (seen) => record(facts, seen, input.runStartedAt, context)
+      onObserved: (seen) => record(facts, seen, input, context)
     })
   } catch (error) {
     // Keep what was seen: the summary shows whether the test had synced before the cancel.
@@ -111,11 +118,11 @@ export async function waitForVerdict(
 function record(
   facts: WaitFacts,
   seen: CoderTemplateTest | null,
-  runStartedAt: number,
+  input: Pick<WaitInput, 'runStartedAt' | 'syncFrom' | 'landed'>,
   context: StepContext
 ): void {
   const at = context.now()
-  const elapsed = `[+${((at - runStartedAt) / 1000).toFixed(1)} s]`
+  const elapsed = `[+${((at - input.runStartedAt) / 1000).toFixed(1)} s]`
   if (seen === null) {
     // Once: a test that is not there yet is the normal start of every wait.
     if (facts.syncedAt === null && !facts.notFoundSeen) {
@@ -126,7 +133,10 @@ function record(
     facts.notFoundSeen = true
     return
   }
-  facts.syncedAt ??= at
+  if (facts.syncedAt === null) {
+    facts.syncedAt = at
+    facts.syncSeconds = syncSecondsOf(at, input, facts.notFoundSeen)
+  }
   const observed = observe(seen)
   facts.last = observed
   facts.workspace = workspaceOf(seen) ?? facts.workspace
@@ -139,6 +149,16 @@ function record(
     ? `${observed.phase}${observed.reason ? ` / ${observed.reason}` : ''}`
     : describeWaiting(verdict.state === 'waiting' ? verdict.why : 'no-status')
   context.log.info(`${elapsed} ${where}${observed.message ? `: ${observed.message}` : ''}`)
+}
+
+/** One decimal; null when the test was already there (no change landed, found at the first read). */
+export function syncSecondsOf(
+  at: number,
+  input: Pick<WaitInput, 'syncFrom' | 'landed'>,
+  notFoundSeen: boolean
+): number | null {
+  if (!input.landed && !notFoundSeen) return null
+  return Math.round(Math.max(0, at - input.syncFrom) / 100) / 10
 }
 
 function waitFailure(

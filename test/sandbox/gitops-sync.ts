@@ -12,6 +12,7 @@ import { TEST_KIND } from '../../src/kube/objects.js'
 import type { CoderTemplateTest } from '../../src/kube/objects.js'
 import type { GitCommit } from './contracts.js'
 import type { KubeSandbox } from './kube/server.js'
+import { followEngine, type SyncEngine } from './gitops-nudge.js'
 import { ApiError } from './kube/status.js'
 import { applyDefaults, deepEqual, prune as dropUnknownFields } from './kube/validation.js'
 
@@ -29,6 +30,13 @@ export interface GitOpsSyncOptions {
   repository?: string
   /** Delete the objects whose manifests were removed from the folder. Default false. */
   prune?: boolean
+  /**
+   * Poll Git every pollIntervalMs instead of syncing delayMs after each commit (Argo CD's 3 min
+   * default, a Flux GitRepository's interval). A nudge of `engine` syncs at once.
+   */
+  pollIntervalMs?: number
+  /** The Argo CD Application or Flux Kustomization + GitRepository of this loop (gitops-nudge.ts). */
+  engine?: SyncEngine
 }
 
 export interface AppliedManifest {
@@ -195,24 +203,57 @@ export function startGitOpsSync(options: GitOpsSyncOptions): GitOpsSync {
   const timers = new Set<NodeJS.Timeout>()
   let stopped = false
   const branch = options.branch ?? 'main'
+  // The newest revision seen in Git, the one the engine fetched, and the one it applied.
+  let latest: Revision | null = null
+  let fetched: Revision | null = null
+  let appliedRevision: Revision | null = null
 
-  const unsubscribe = options.subscribe((commit) => {
-    if (stopped || commit.branch !== branch) return
-    if (options.repository && `${commit.owner}/${commit.repo}` !== options.repository) return
-    const removedFiles = followCommit(folder, files, commit)
-    if (!removedFiles) return
-    const snapshot = new Map(files)
+  const schedule = (revision: Revision): void => {
     const done = new Promise<void>((resolve) => {
       const timer = setTimeout(() => {
         timers.delete(timer)
-        if (!stopped) sync(state, commit.sha, snapshot, removedFiles)
+        if (!stopped) sync(state, revision.sha, revision.snapshot, revision.removedFiles)
         resolve()
       }, options.delayMs)
       timers.add(timer)
     })
     pending.add(done)
     void done.then(() => pending.delete(done))
+  }
+  const fetch = (): void => {
+    fetched = latest
+  }
+  const syncFetched = (): void => {
+    if (stopped || !fetched || fetched === appliedRevision) return
+    appliedRevision = fetched
+    schedule(fetched)
+  }
+
+  const unsubscribe = options.subscribe((commit) => {
+    if (stopped || commit.branch !== branch) return
+    if (options.repository && `${commit.owner}/${commit.repo}` !== options.repository) return
+    const removedFiles = followCommit(folder, files, commit)
+    if (!removedFiles) return
+    const removed = [
+      ...(latest && latest !== appliedRevision ? latest.removedFiles : []),
+      ...removedFiles
+    ]
+    latest = { sha: commit.sha, snapshot: new Map(files), removedFiles: removed }
+    if (options.pollIntervalMs === undefined) {
+      appliedRevision = latest
+      schedule(latest)
+    }
   })
+  const poll =
+    options.pollIntervalMs === undefined
+      ? null
+      : setInterval(() => {
+          fetch()
+          syncFetched()
+        }, options.pollIntervalMs)
+  const unfollow = options.engine
+    ? followEngine(options.kube.engines, options.engine, { fetch, sync: syncFetched })
+    : () => {}
 
   return {
     applied: state.applied,
@@ -223,9 +264,17 @@ export function startGitOpsSync(options: GitOpsSyncOptions): GitOpsSync {
     stop() {
       stopped = true
       unsubscribe()
+      unfollow()
+      if (poll) clearInterval(poll)
       for (const timer of timers) clearTimeout(timer)
       timers.clear()
       pending.clear()
     }
   }
+}
+
+interface Revision {
+  sha: string
+  snapshot: Map<string, string>
+  removedFiles: string[]
 }

@@ -29,7 +29,9 @@ describe('the gate, end to end', () => {
       'pull-request-number': '',
       'pull-request-url': '',
       'pruned-manifests': '',
-      'archived-versions': ''
+      'archived-versions': '',
+      // The sandbox sync loop applies 50 ms after the commit: a change landed, so never empty.
+      'sync-seconds': expect.stringMatching(/^\d+\.\d$/) as unknown as string
     })
     expect(activeVersionName(w)).toBe('v1.0.0')
     expect(manifestInGit(w, 'docker-v1-0-0')).toMatchObject({

@@ -30,10 +30,7 @@ export interface GitOpsSyncOptions {
   repository?: string
   /** Delete the objects whose manifests were removed from the folder. Default false. */
   prune?: boolean
-  /**
-   * Poll Git every pollIntervalMs instead of syncing delayMs after each commit (Argo CD's 3 min
-   * default, a Flux GitRepository's interval). A nudge of `engine` syncs at once.
-   */
+  /** Poll Git every pollIntervalMs, not after each commit; a nudge of `engine` syncs at once. */
   pollIntervalMs?: number
   /** The Argo CD Application or Flux Kustomization + GitRepository of this loop (gitops-nudge.ts). */
   engine?: SyncEngine
@@ -208,18 +205,7 @@ export function startGitOpsSync(options: GitOpsSyncOptions): GitOpsSync {
   let fetched: Revision | null = null
   let appliedRevision: Revision | null = null
 
-  const schedule = (revision: Revision): void => {
-    const done = new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        timers.delete(timer)
-        if (!stopped) sync(state, revision.sha, revision.snapshot, revision.removedFiles)
-        resolve()
-      }, options.delayMs)
-      timers.add(timer)
-    })
-    pending.add(done)
-    void done.then(() => pending.delete(done))
-  }
+  const schedule = scheduler(state, pending, timers, () => stopped)
   const fetch = (): void => {
     fetched = latest
   }
@@ -244,16 +230,7 @@ export function startGitOpsSync(options: GitOpsSyncOptions): GitOpsSync {
       schedule(latest)
     }
   })
-  const poll =
-    options.pollIntervalMs === undefined
-      ? null
-      : setInterval(() => {
-          fetch()
-          syncFetched()
-        }, options.pollIntervalMs)
-  const unfollow = options.engine
-    ? followEngine(options.kube.engines, options.engine, { fetch, sync: syncFetched })
-    : () => {}
+  const unfollow = pollAndFollow(options, { fetch, sync: syncFetched })
 
   return {
     applied: state.applied,
@@ -265,11 +242,52 @@ export function startGitOpsSync(options: GitOpsSyncOptions): GitOpsSync {
       stopped = true
       unsubscribe()
       unfollow()
-      if (poll) clearInterval(poll)
       for (const timer of timers) clearTimeout(timer)
       timers.clear()
       pending.clear()
     }
+  }
+}
+
+/** Applies a revision delayMs later (the loop's `idle` waits for it). */
+function scheduler(
+  state: SyncState,
+  pending: Set<Promise<void>>,
+  timers: Set<NodeJS.Timeout>,
+  stopped: () => boolean
+): (revision: Revision) => void {
+  return (revision) => {
+    const done = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer)
+        if (!stopped()) sync(state, revision.sha, revision.snapshot, revision.removedFiles)
+        resolve()
+      }, state.options.delayMs)
+      timers.add(timer)
+    })
+    pending.add(done)
+    void done.then(() => pending.delete(done))
+  }
+}
+
+/** The engine's own poll, and the nudges of its objects; returns the stop. */
+function pollAndFollow(
+  options: GitOpsSyncOptions,
+  handlers: { fetch(): void; sync(): void }
+): () => void {
+  const poll =
+    options.pollIntervalMs === undefined
+      ? null
+      : setInterval(() => {
+          handlers.fetch()
+          handlers.sync()
+        }, options.pollIntervalMs)
+  const unfollow = options.engine
+    ? followEngine(options.kube.engines, options.engine, handlers)
+    : () => {}
+  return () => {
+    unfollow()
+    if (poll) clearInterval(poll)
   }
 }
 

@@ -94,7 +94,7 @@ describe('publishReport', () => {
     const [given, written] = writers(options)
     await publishReport(passed, given)
     expect(written.warnings).toEqual([warning])
-    expect(Object.keys(written.outputs)).toHaveLength(15)
+    expect(Object.keys(written.outputs)).toHaveLength(16)
     expect(written.lines[0]).toContain('passed its test')
   })
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from '@jest/globals'
 import { expectCleanSuccess, expectNoSecrets } from './expect.js'
 import { manifestInGit } from './world-reads.js'
 import { oneWorldPerTest } from './world-per-test.js'
-import { OWNER } from '../sandbox/world.js'
+import { GITOPS_REPO, OWNER } from '../sandbox/world.js'
 import type { World } from '../sandbox/world.js'
 
 const newWorld = oneWorldPerTest()
@@ -79,6 +79,32 @@ describe('gitops-refresh, end to end', () => {
     const ks = w.kube.engines.get('kustomizations', 'flux-system', 'coder-tests')!
     const requestedAt = ks.metadata.annotations?.['reconcile.fluxcd.io/requestedAt'] ?? ''
     expect(new Date(requestedAt).toISOString()).toBe(requestedAt)
+  })
+
+  it('pull-request mode: the nudge comes after the merge, never for the pull request branch', async () => {
+    const w = await newWorld.withDocker({
+      syncPollMs: POLL_MS,
+      syncEngine: { kind: 'argocd', namespace: 'argocd', application: 'coder-tests' },
+      gitopsRepoSettings: { mergeabilityDelayMs: 20 }
+    })
+    w.github.addRuleset(OWNER, GITOPS_REPO, { requirePullRequest: true })
+    allowEngines(w)
+    let mergedAt = 0
+    let patchedAt = 0
+    w.github.onCommit((commit) => {
+      if (commit.repo === GITOPS_REPO && commit.branch === 'main') mergedAt ||= Date.now()
+    })
+    w.kube.engines.events.on('patched', () => (patchedAt ||= Date.now()))
+    const run = await w.run({
+      'gitops-mode': 'pull-request',
+      'pull-request-merge': 'immediate',
+      'gitops-refresh': 'argocd:argocd/coder-tests'
+    })
+    expectCleanSuccess(w, run)
+    expect(mergedAt).toBeGreaterThan(0)
+    expect(patchedAt).toBeGreaterThanOrEqual(mergedAt)
+    expect(w.kube.engines.patches).toHaveLength(1)
+    expectNudged(run)
   })
 
   it('a forbidden patch is found by the preflight: nothing is pushed or committed', async () => {

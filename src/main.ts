@@ -83,7 +83,8 @@ async function gateJob(
     landed = true
   }
   // The change is on gitops-branch: ask the engines to reconcile now (a warning at worst).
-  await journal.run('refresh', (c) => refreshEngines(g.refresh(preflight), c))
+  if (preflight.refresh.length > 0)
+    await journal.run('refresh', (c) => refreshEngines(g.refresh(preflight), c))
   const tested = await journal.run(
     'wait',
     (c) => waitForVerdict(g.wait(pushed, committed, syncFrom, startedAt, landed), c),

@@ -42,11 +42,7 @@ export function stepRows(journal: Journal): StepRow[] {
     'commit',
     ...(pullRequestMode ? (['pull-request', 'merge'] as const) : []),
     // gitops-refresh: shown only when the input names objects.
-    ...(journal.entry('refresh')?.result.ok === false ||
-    journal.value('refresh')?.nudged.length ||
-    journal.value('refresh')?.warnings.length
-      ? (['refresh'] as const)
-      : []),
+    ...(journal.entry('refresh') ? (['refresh'] as const) : []),
     'sync',
     'test',
     'promote',

@@ -1,13 +1,12 @@
 // gitops-refresh: ask Argo CD or Flux to reconcile now instead of at its next poll.
 // - Argo CD: the Application annotation `argocd.argoproj.io/refresh: normal`; the application
 //   controller refreshes and then removes the annotation (guess from the docs, not verified on a
-//   real cluster: https://argo-cd.readthedocs.io/en/stable/user-guide/commands/argocd_app_get/ and
-//   https://argo-cd.readthedocs.io/en/stable/operator-manual/high_availability/ "refresh").
+//   real cluster: https://argo-cd.readthedocs.io/en/stable/user-guide/annotations-and-labels/).
 // - Flux: `reconcile.fluxcd.io/requestedAt: <time>` on the Kustomization's spec.sourceRef
 //   GitRepository, then on the Kustomization, as `flux reconcile kustomization --with-source` does.
 //   Guess from the docs: a controller reconciles when the value differs from
-//   status.lastHandledReconcileAt (https://fluxcd.io/flux/components/kustomize/kustomizations/#triggering-a-reconcile,
-//   https://fluxcd.io/flux/components/source/gitrepositories/#triggering-a-reconcile).
+//   status.lastHandledReconcileAt (https://github.com/fluxcd/pkg/blob/main/apis/meta/annotations.go,
+//   https://fluxcd.io/flux/cmd/flux_reconcile_kustomization/).
 // Read-only checks for the preflight (each object exists, `patch` allowed), and the patches.
 import type { KubeConfig } from '@kubernetes/client-node'
 import type { RefreshTarget } from '../settings/settings.js'

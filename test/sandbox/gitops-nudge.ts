@@ -2,10 +2,10 @@
 // the loop sync at once, and what the engine writes back.
 // - Argo CD: `argocd.argoproj.io/refresh` on the Application refreshes it, and the controller removes
 //   the annotation afterwards (guess from the docs:
-//   https://argo-cd.readthedocs.io/en/stable/user-guide/commands/argocd_app_get/ "--refresh").
+//   https://argo-cd.readthedocs.io/en/stable/user-guide/annotations-and-labels/).
 // - Flux: a new `reconcile.fluxcd.io/requestedAt` makes the controller reconcile, and it writes the
 //   value to status.lastHandledReconcileAt (guess from the docs:
-//   https://fluxcd.io/flux/components/kustomize/kustomizations/#triggering-a-reconcile). The
+//   https://github.com/fluxcd/pkg/blob/main/apis/meta/annotations.go). The
 //   GitRepository fetches the new commit; the Kustomization applies what its source last fetched, so
 //   a Kustomization nudged without its source applies nothing new until the source's own poll.
 import type { EngineObject, EngineObjects, EnginePatched } from './kube/engine-objects.js'

@@ -190,7 +190,8 @@ export function benchReport(f: BenchFigures): string {
     '',
     'Ratios:',
     `  promote latency, poll loop / gate (median): ${ratio(poll.median, gate.median)}`,
-    `  requests per minute, poll loop / gate (60 s bookmarks): ${ratio(pollPerMinute, f.quiet60.perMinute)}`
+    `  requests per minute, poll loop / gate (60 s bookmarks): ${ratio(pollPerMinute, f.quiet60.perMinute)}`,
+    `  commit to test object, without / with gitops-refresh (median): ${ratio(median(f.nudge.without), median(f.nudge.with))}`
   ]
   if (oldStartup) {
     out.push(

@@ -23,6 +23,7 @@ import {
 } from './steps/pull-request.js'
 import { PUSH_CANCEL_GRACE_MS, pushVersion } from './steps/push.js'
 import { planPresetTests } from './steps/presets.js'
+import { refreshEngines } from './steps/refresh.js'
 import { tidyAfterOutcome } from './steps/tidy-run.js'
 import { verifyLive } from './steps/verify.js'
 import { waitForVerdict } from './steps/wait.js'
@@ -81,6 +82,7 @@ async function gateJob(
     commitManifest(g.commit(preflight, pushed, plan), c)
   )
   let syncFrom = journal.context.now()
+  let landed = committed.commitSha !== ''
   if (!committed.onBase) {
     const input = g.pullRequest(preflight, pushed, committed)
     const pullRequest = await journal.run('pull-request', (c) => openGatePullRequest(input, c))
@@ -89,10 +91,14 @@ async function gateJob(
       cancelGraceMs: AUTO_MERGE_OFF_MS + 500
     })
     syncFrom = journal.context.now()
+    landed = true
   }
+  // The change is on gitops-branch: ask the engines to reconcile now (a warning at worst).
+  if (preflight.refresh.length > 0)
+    await journal.run('refresh', (c) => refreshEngines(g.refresh(preflight), c))
   const tested = await journal.run(
     'wait',
-    (c) => waitForVerdict(g.wait(pushed, committed, syncFrom, startedAt), c),
+    (c) => waitForVerdict(g.wait(pushed, committed, syncFrom, startedAt, landed), c),
     // The wait ends at once on a cancel; the grace only lets it hand over what it saw.
     { group: `Wait for CoderTemplateTest ${g.testName}`, cancelGraceMs: 1000 }
   )

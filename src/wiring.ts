@@ -13,6 +13,7 @@ import type { PresetsInput, TestPlan } from './steps/presets.js'
 import type { PromoteInput } from './steps/promote.js'
 import type { PullRequestInput } from './steps/pull-request.js'
 import type { PushInput, Pushed } from './steps/push.js'
+import type { RefreshInput } from './steps/refresh.js'
 import type { StepLog } from './steps/step.js'
 import type { TidyInput } from './steps/tidy.js'
 import type { VerifyInput } from './steps/verify.js'
@@ -90,13 +91,19 @@ export class StepInputs {
     return { gitops, test, preflight, pushed, committed, runUrl, host: this.clients.host }
   }
 
+  refresh(preflight: Preflight): RefreshInput {
+    return { kc: this.kc, objects: preflight.refresh }
+  }
+
   wait(
     pushed: WaitInput['pushed'],
     committed: WaitInput['committed'],
     syncFrom: number,
-    runStartedAt: number
+    runStartedAt: number,
+    landed = false
   ): WaitInput {
-    return { test: this.settings.test, committed, pushed, kc: this.kc, syncFrom, runStartedAt }
+    const { test } = this.settings
+    return { test, committed, pushed, kc: this.kc, syncFrom, runStartedAt, landed }
   }
 
   promote(

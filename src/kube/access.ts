@@ -112,32 +112,52 @@ export function describeNeed(need: AccessNeed, namespace: string): string {
   return `${need.verb} ${resource}.${need.group}${name} in namespace ${namespace}`
 }
 
-interface Review {
+export interface Review {
   /** null: no answer that says. */
   allowed: boolean | null
   reason: string
 }
 
-async function review(input: AccessInput, need: AccessNeed): Promise<Review> {
-  const response = await kubeRequest(input.kc, {
+function review(input: AccessInput, need: AccessNeed): Promise<Review> {
+  return reviewAccess(
+    input.kc,
+    {
+      namespace: input.namespace,
+      group: need.group,
+      resource: need.resource,
+      ...(need.subresource ? { subresource: need.subresource } : {}),
+      verb: need.verb,
+      ...(need.name ? { name: need.name } : {})
+    },
+    input
+  )
+}
+
+export interface ResourceAttributes {
+  namespace: string
+  group: string
+  resource: string
+  subresource?: string
+  verb: string
+  name?: string
+}
+
+/** One SelfSubjectAccessReview; allowed null when no answer says. */
+export async function reviewAccess(
+  kc: KubeConfig,
+  resourceAttributes: ResourceAttributes,
+  call: { signal?: AbortSignal; timeoutMs?: number }
+): Promise<Review> {
+  const response = await kubeRequest(kc, {
     method: 'POST',
     path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
     body: {
       apiVersion: 'authorization.k8s.io/v1',
       kind: 'SelfSubjectAccessReview',
-      spec: {
-        resourceAttributes: {
-          namespace: input.namespace,
-          group: need.group,
-          resource: need.resource,
-          ...(need.subresource ? { subresource: need.subresource } : {}),
-          verb: need.verb,
-          ...(need.name ? { name: need.name } : {})
-        }
-      }
+      spec: { resourceAttributes }
     },
-    signal: input.signal,
-    timeoutMs: input.timeoutMs ?? 30000
+    signal: call.signal,
+    timeoutMs: call.timeoutMs ?? 30000
   })
   if (response.status !== 201 && response.status !== 200)
     return {

@@ -10,12 +10,14 @@ import type { KubeConfig } from '@kubernetes/client-node'
 import type { KubeStatus } from '../objects/coder-k8s.js'
 
 export interface KubeRequest {
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'PATCH'
   /** Path below the server URL, starting with `/`. */
   path: string
   query?: Record<string, string | undefined>
-  /** Sent as JSON with `Content-Type: application/json`. */
+  /** Sent as JSON with `Content-Type: application/json` (or `contentType`). */
   body?: unknown
+  /** e.g. `application/merge-patch+json` for a PATCH. */
+  contentType?: string
   signal?: AbortSignal
   /** Client timeout; the request fails with a KubeTimeoutError after it. */
   timeoutMs?: number
@@ -96,13 +98,10 @@ export async function kubeRequest(kc: KubeConfig, request: KubeRequest): Promise
   const timeoutSignal =
     request.timeoutMs !== undefined ? AbortSignal.timeout(request.timeoutMs) : undefined
   const signals = [request.signal, timeoutSignal].filter((s): s is AbortSignal => s !== undefined)
-  const ctx = new RequestContext(
-    url.toString(),
-    request.method === 'GET' ? HttpMethod.GET : HttpMethod.POST
-  )
+  const ctx = new RequestContext(url.toString(), HttpMethod[request.method])
   ctx.setHeaderParam('Accept', 'application/json')
   if (request.body !== undefined) {
-    ctx.setHeaderParam('Content-Type', 'application/json')
+    ctx.setHeaderParam('Content-Type', request.contentType ?? 'application/json')
     ctx.setBody(JSON.stringify(request.body))
   }
   if (signals.length > 0) ctx.setSignal(AbortSignal.any(signals))

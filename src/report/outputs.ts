@@ -26,7 +26,8 @@ export function outputsOf(report: RunReport): Record<string, string> {
     'verification-result': verification?.result ?? '',
     'verified-version-id': verification?.ran?.id ?? '',
     'rolled-back-to-version-id': rollback?.outcome === 'applied' ? (rollback.target?.id ?? '') : '',
-    'deployment-id': report.deployment?.id ?? ''
+    'deployment-id': report.deployment?.id ?? '',
+    'sync-seconds': test.syncSeconds?.toFixed(1) ?? ''
   }
 }
 

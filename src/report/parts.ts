@@ -178,6 +178,7 @@ export function testPart(journal: Journal): TestPart {
     lookedFor: wait !== undefined,
     exists: seen !== undefined && seen.syncedAt !== null,
     syncTimedOut: wait !== undefined && !wait.ok && wait.failure.kind === 'sync-timeout',
+    ...(typeof seen?.syncSeconds === 'number' ? { syncSeconds: seen.syncSeconds } : {}),
     phase: known(seen?.last?.phase),
     reason: known(seen?.last?.reason),
     message: known(seen?.last?.message),

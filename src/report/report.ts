@@ -18,6 +18,7 @@ export type RowName =
   | 'commit'
   | 'pull-request'
   | 'merge'
+  | 'refresh'
   | 'sync'
   | 'test'
   | 'promote'
@@ -121,6 +122,8 @@ export interface TestPart {
   exists: boolean
   /** The wait gave up before the test appeared (sync-timeout). */
   syncTimedOut: boolean
+  /** sync-seconds: from the change landing on the branch to the first read of the test. */
+  syncSeconds?: number
   phase?: string
   reason?: string
   message?: string

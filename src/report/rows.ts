@@ -51,6 +51,8 @@ export function stepRows(journal: Journal): StepRow[] {
     ...(journal.entry('presets') ? (['presets'] as const) : []),
     'commit',
     ...(pullRequestMode ? (['pull-request', 'merge'] as const) : []),
+    // gitops-refresh: shown only when the input names objects.
+    ...(journal.entry('refresh') ? (['refresh'] as const) : []),
     'sync',
     'test',
     'promote',
@@ -142,7 +144,10 @@ function waitRows(journal: Journal): StepRow[] {
       result: 'succeeded',
       startedAt: entry.startedAt,
       endedAt: syncedAt,
-      detail: 'the test exists in the cluster'
+      detail:
+        typeof facts?.syncSeconds === 'number'
+          ? `the test exists in the cluster, ${facts.syncSeconds.toFixed(1)} s after the change landed (sync-seconds)`
+          : 'the test exists in the cluster'
     },
     {
       name: 'test',

@@ -47,6 +47,7 @@ import {
 import { parseMode } from './mode.js'
 import { parsePresetSelection, type PresetSelection } from './presets.js'
 import { liveTestName, parseLive } from './live.js'
+import { parseRefreshTargets } from './refresh.js'
 import { withVersionMarker } from '../coder/version-identity.js'
 import { defaultSubject, revisionOf, runUrlWithoutAttempt } from './run-context.js'
 
@@ -289,6 +290,7 @@ function parseGitOps(reader: Reader, context: RunContext): GitOpsSettings {
     ]),
     labels: [...new Set(labels)],
     mergeTimeoutSeconds: reader.integer('merge-timeout-seconds', '3600', 1, MAX_WAIT_SECONDS),
-    keepTests: reader.integer('keep-tests', '0', 0, KEEP_TESTS_MAX)
+    keepTests: reader.integer('keep-tests', '0', 0, KEEP_TESTS_MAX),
+    refresh: parseRefreshTargets(reader)
   }
 }

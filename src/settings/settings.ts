@@ -43,6 +43,7 @@ export const INPUT_NAMES = [
   'keep-tests',
   'keep-versions',
   'archive-failed',
+  'gitops-refresh',
   'comment-on-pr',
   'github-token',
   'rollback-to',
@@ -150,6 +151,15 @@ export interface GitOpsSettings {
   mergeTimeoutSeconds: number
   /** 0 keeps every manifest. */
   keepTests: number
+  /** gitops-refresh: the engine objects asked to reconcile once the change is on the branch. */
+  refresh: RefreshTarget[]
+}
+
+/** One `argocd:<namespace>/<application>` or `flux:<namespace>/<kustomization>` entry. */
+export interface RefreshTarget {
+  engine: 'argocd' | 'flux'
+  namespace: string
+  name: string
 }
 
 /** keep-versions and archive-failed: what the tidy step archives in Coder after the outcome. */

@@ -10,6 +10,7 @@ import type { Preflight } from './preflight.js'
 import type { PromoteFacts, Promotion } from './promote.js'
 import type { Pushed } from './push.js'
 import type { TestPlan } from './presets.js'
+import type { Refreshed } from './refresh.js'
 import type { Tidied } from './tidy.js'
 import {
   cancelled,
@@ -32,6 +33,7 @@ export interface StepValues {
   commit: Committed
   'pull-request': OpenedPullRequest
   merge: Merged
+  refresh: Refreshed
   wait: Tested
   promote: Promotion
   verify: Verification
@@ -52,6 +54,7 @@ export interface StepFacts {
   commit: CommitFacts
   'pull-request': never
   merge: MergeFacts
+  refresh: never
   wait: WaitFacts
   promote: PromoteFacts
   verify: Verification
@@ -79,6 +82,8 @@ const UNEXPECTED_KIND: Record<StepName, FailureKind> = {
   commit: 'commit',
   'pull-request': 'pull-request',
   merge: 'pull-request',
+  // Not reached: the refresh step turns every error into a warning.
+  refresh: 'wait-failed',
   wait: 'wait-failed',
   promote: 'promote-failed',
   verify: 'test-failed',

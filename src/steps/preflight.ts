@@ -9,11 +9,13 @@ import {
   competingWritersWarning
 } from '../coder/competing-writers.js'
 import { listTemplateVersions, VERSION_PAGE_SIZE } from '../coder/versions.js'
-import type { GitHost, GitOpsFacts } from '../gitops/host.js'
+import type { GitHost } from '../gitops/host.js'
 import { checkAccess } from '../kube/access.js'
 import { assertCoderK8sServed } from '../kube/discovery.js'
+import { type EngineObject, planRefresh } from '../kube/refresh.js'
 import type { Settings } from '../settings/settings.js'
-import { clockOf, failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
+import { checkGitOps } from './preflight-gitops.js'
+import { failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
 
 export interface VersionRef {
   id: string
@@ -38,6 +40,8 @@ export interface Preflight {
   competingWriters?: string
   /** deployment-environment: why no deployment can be recorded, as GitHub told it; absent if none. */
   deploymentsOff?: string
+  /** gitops-refresh: the engine objects to patch, in order (a Flux source before its Kustomization). */
+  refresh: EngineObject[]
 }
 
 export interface PreflightInput {
@@ -64,7 +68,8 @@ export async function runPreflight(
     template: coder.value.template || input.settings.coder.template
   })
   const gitops = await gitopsChecked
-  const problems = [...coder.problems, ...gitops.problems, ...kube.problems]
+  const refresh = await checkRefresh(input, context)
+  const problems = [...coder.problems, ...gitops.problems, ...kube.problems, ...refresh.problems]
   if (problems.length > 0) {
     const count = `${problems.length} check${problems.length === 1 ? '' : 's'} failed`
     return failed(
@@ -85,6 +90,7 @@ export async function runPreflight(
   const value: Preflight = {
     ...coder.value,
     ...gitops.value,
+    refresh: refresh.value,
     ...(deploymentsOff ? { deploymentsOff } : {})
   }
   const active = value.startingActive
@@ -96,7 +102,23 @@ export async function runPreflight(
   )
 }
 
-type CoderFacts = Omit<Preflight, 'branch'>
+type CoderFacts = Omit<Preflight, 'branch' | 'refresh'>
+
+/** gitops-refresh: each object exists and may be patched. The promote job lands no change. */
+async function checkRefresh(
+  input: PreflightInput,
+  context: StepContext
+): Promise<Check<EngineObject[]>> {
+  const targets = input.settings.gitops.refresh
+  if (targets.length === 0 || input.settings.mode === 'promote') return { value: [], problems: [] }
+  try {
+    const plan = await planRefresh({ kc: input.kc, signal: context.signal }, targets)
+    for (const note of plan.notes) context.log.warning(note)
+    return { value: plan.objects, problems: plan.problems.map((line) => `Kubernetes: ${line}`) }
+  } catch (error) {
+    return { value: [], problems: [`Kubernetes: gitops-refresh: ${messageOf(error)}.`] }
+  }
+}
 
 async function checkCoder(input: PreflightInput, context: StepContext): Promise<Check<CoderFacts>> {
   const { coder: settings } = input.settings
@@ -192,61 +214,6 @@ function missingTemplate(
     problems: [
       `${missing}. A first push would create it with its first version active before any test: create the template first, or set create-template: true to accept that.`
     ]
-  }
-}
-
-type GitOpsChecked = Pick<Preflight, 'branch' | 'bypassed'>
-
-async function checkGitOps(
-  input: PreflightInput,
-  context: StepContext
-): Promise<Check<GitOpsChecked>> {
-  const { gitops } = input.settings
-  try {
-    const call = { signal: context.signal, clock: clockOf(context) }
-    const inspected = await input.host.inspect(gitops.branch, call)
-    const facts = input.settings.mode === 'promote' ? readOnly(inspected) : inspected
-    const problems = input.host
-      .problems(facts, gitops)
-      .map(({ problem, fix }) => `GitOps: ${problem} ${fix}`)
-    if (
-      !facts.rulesKnown &&
-      facts.branchExists &&
-      gitops.delivery === 'commit' &&
-      facts === inspected
-    )
-      context.log.info(
-        `GitOps: cannot tell whether ${facts.branch} requires a pull request; going on.`
-      )
-    const bypassed = gitops.delivery === 'commit' && facts === inspected ? bypassedRules(facts) : []
-    for (const line of bypassed) context.log.warning(`GitOps: ${line}`)
-    return { value: { branch: facts.branch, ...(bypassed.length ? { bypassed } : {}) }, problems }
-  } catch (error) {
-    return {
-      value: { branch: gitops.branch },
-      problems: [`GitOps: reading ${gitops.owner}/${gitops.repo} failed: ${messageOf(error)}`]
-    }
-  }
-}
-
-/** Commit mode: the rules gitops-token bypasses, as the summary says them. Pure. */
-export function bypassedRules(facts: GitOpsFacts): string[] {
-  return (facts.commitRules ?? [])
-    .filter((rule) => rule.bypass)
-    .map(
-      (rule) =>
-        `gitops-token bypasses ${rule.by} (rule ${rule.rule}) on ${facts.branch}: the gate commits to it directly.`
-    )
-}
-
-/** The promote job only reads the GitOps repository: the checks of a write do not apply. */
-function readOnly(facts: GitOpsFacts): GitOpsFacts {
-  return {
-    ...facts,
-    canWrite: null,
-    pullRequestRequiredBy: null,
-    allowAutoMerge: null,
-    commitRules: []
   }
 }
 

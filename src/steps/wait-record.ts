@@ -5,16 +5,16 @@ import { controllerClockOf } from '../kube/controller-clock.js'
 import { CODER_NAME_MAX, CODER_NAME_PATTERN } from '../settings/naming.js'
 import { describeWaiting, observe, verdictOf } from '../verdict/verdict.js'
 import type { StepContext } from './step.js'
-import type { TestFacts, TestWorkspace, WaitFacts } from './wait-types.js'
+import type { TestFacts, TestWaitInput, TestWorkspace, WaitFacts } from './wait-types.js'
 
 export function record(
   facts: WaitFacts,
   seen: CoderTemplateTest | null,
-  runStartedAt: number,
+  input: Pick<TestWaitInput, 'runStartedAt' | 'syncFrom' | 'landed'>,
   context: StepContext
 ): void {
   const at = context.now()
-  const elapsed = `[+${((at - runStartedAt) / 1000).toFixed(1)} s]`
+  const elapsed = `[+${((at - input.runStartedAt) / 1000).toFixed(1)} s]`
   if (seen === null) {
     // Once: a test that is not there yet is the normal start of every wait.
     if (facts.syncedAt === null && !facts.notFoundSeen) {
@@ -25,7 +25,10 @@ export function record(
     facts.notFoundSeen = true
     return
   }
-  facts.syncedAt ??= at
+  if (facts.syncedAt === null) {
+    facts.syncedAt = at
+    facts.syncSeconds = syncSecondsOf(at, input, facts.notFoundSeen)
+  }
   const observed = observe(seen)
   facts.last = observed
   facts.workspace = workspaceOf(seen) ?? facts.workspace
@@ -73,4 +76,14 @@ export function workspaceOf(test: CoderTemplateTest): TestWorkspace | null {
         .join('/')
     : ''
   return { name, ownerId, deleted }
+}
+
+/** One decimal; null when the test was already there (no change landed, found at the first read). */
+export function syncSecondsOf(
+  at: number,
+  input: Pick<TestWaitInput, 'syncFrom' | 'landed'>,
+  notFoundSeen: boolean
+): number | null {
+  if (!input.landed && !notFoundSeen) return null
+  return Math.round(Math.max(0, at - input.syncFrom) / 100) / 10
 }

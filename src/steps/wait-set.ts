@@ -88,7 +88,7 @@ function watchAll(
     onObserved: (name, seen) => {
       const w = byName.get(name)
       if (!w) return
-      record(w.facts, seen, input.runStartedAt, prefixed(context, `${w.preset || name}: `))
+      record(w.facts, seen, input, prefixed(context, `${w.preset || name}: `))
       if (seen) w.versionId = sightOf(w.facts, seen).versionId
     }
   })

@@ -37,6 +37,11 @@ export interface TestFacts {
 export interface WaitFacts {
   /** When the test was first seen in the cluster; null if never. */
   syncedAt: number | null
+  /**
+   * sync-seconds: from the change landing on the branch to the first read of the test, one decimal;
+   * null when never seen, or when the first read found it and this run landed no change.
+   */
+  syncSeconds?: number | null
   timeline: TimelineEntry[]
   last: Observed | null
   /** The test was looked for and not found at least once. */
@@ -64,6 +69,8 @@ export interface TestWaitInput {
   kc: KubeConfig
   /** When the manifest reached the watched branch (the commit, or the merge). */
   syncFrom: number
+  /** This run put the change on the branch (a commit or a merge), rather than finding it there. */
+  landed?: boolean
   /** For the elapsed time in front of each log line. */
   runStartedAt: number
   /**

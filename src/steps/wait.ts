@@ -75,7 +75,7 @@ export async function waitForVerdict(
         verdictOf(seen).state !== 'waiting' ||
         specDifferences(committed.manifest.spec, seen.spec).length > 0,
       onObserved: (seen) => {
-        record(facts, seen, input.runStartedAt, context)
+        record(facts, seen, input, context)
         if (seen) Object.assign(entry, sightOf(facts, seen))
       }
     })

@@ -43,7 +43,9 @@ describe('the gate, end to end', () => {
       'verification-result': '',
       'verified-version-id': '',
       'rolled-back-to-version-id': '',
-      'deployment-id': ''
+      'deployment-id': '',
+      // The sandbox sync loop applies 50 ms after the commit: a change landed, so never empty.
+      'sync-seconds': expect.stringMatching(/^\d+\.\d$/) as unknown as string
     })
     expect(activeVersionName(w)).toBe('v1.0.0')
     expect(manifestInGit(w, 'docker-v1-0-0')).toMatchObject({

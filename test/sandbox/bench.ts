@@ -18,6 +18,8 @@ import {
 } from './bench/config.js'
 import { matrixMain } from './bench/matrix-report.js'
 import { measureMergeWait } from './bench/merge-wait.js'
+import { measureNudge, NUDGE_RUNS } from './bench/nudge.js'
+import { nudgeReport } from './bench/report.js'
 import { measureQuietWait } from './bench/quiet-wait.js'
 import { quietRun } from './bench/quiet-run.js'
 import { presetWaitFigures, presetWaitRows } from './bench/presets-wait.js'
@@ -33,6 +35,12 @@ import { startupPairs } from './bench/startup.js'
 let COMPARE_BUNDLE = process.env.BENCH_COMPARE_BUNDLE ?? ''
 let COMPARE_LABEL = process.env.BENCH_COMPARE_LABEL ?? COMPARE_BUNDLE
 
+/** --nudge: only the gitops-refresh row (commit to test object, 60 s poll, without and with). */
+async function nudgeMain(): Promise<void> {
+  process.stderr.write(`bench: ${NUDGE_RUNS} + ${NUDGE_RUNS} nudge runs (in parallel)...\n`)
+  process.stdout.write(nudgeReport(await measureNudge()))
+}
+
 async function main(): Promise<void> {
   if (process.argv.includes('--presets')) return presetsMain()
   const matrixAt = process.argv.indexOf('--matrix')
@@ -40,6 +48,7 @@ async function main(): Promise<void> {
     const gates = Number(process.argv[matrixAt + 1] ?? '')
     return matrixMain(Number.isInteger(gates) && gates > 0 ? gates : 50)
   }
+  if (process.argv.includes('--nudge')) return nudgeMain()
   const benchStarted = Date.now()
   process.stderr.write(`bench: ${GATE_RUNS} gate runs...\n`)
   const gateRuns: GateRun[] = []
@@ -49,8 +58,9 @@ async function main(): Promise<void> {
   const pollLatencies = await Promise.all(Array.from({ length: POLL_RUNS }, (_, i) => pollRun(i)))
 
   process.stderr.write(
-    `bench: two quiet waits of ${QUIET_WAIT_SECONDS} s, three scaled ones, a ${MERGE_MINUTES} min merge wait (in parallel)...\n`
+    `bench: two quiet waits of ${QUIET_WAIT_SECONDS} s, three scaled ones, a ${MERGE_MINUTES} min merge wait, ${NUDGE_RUNS} + ${NUDGE_RUNS} nudge runs (in parallel)...\n`
   )
+  const nudgeMeasured = measureNudge()
   const [quiet60, quiet10, merge, ...scaled] = await Promise.all([
     quietRun(60),
     quietRun(10),
@@ -80,6 +90,7 @@ async function main(): Promise<void> {
       quiet10: quiet10!,
       merge,
       scaled,
+      nudge: await nudgeMeasured,
       startups,
       compareBundle: COMPARE_BUNDLE,
       compareLabel: COMPARE_LABEL,

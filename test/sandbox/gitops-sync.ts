@@ -12,6 +12,7 @@ import { TEST_KIND } from '../../src/objects/coder-k8s.js'
 import type { CoderTemplateTest } from '../../src/objects/coder-k8s.js'
 import type { GitCommit } from './contracts.js'
 import type { KubeSandbox } from './kube/server.js'
+import { followEngine, type SyncEngine } from './gitops-nudge.js'
 import { ApiError } from './kube/status.js'
 import { applyDefaults, deepEqual, prune as dropUnknownFields } from './kube/validation.js'
 
@@ -29,6 +30,10 @@ export interface GitOpsSyncOptions {
   repository?: string
   /** Delete the objects whose manifests were removed from the folder. Default false. */
   prune?: boolean
+  /** Poll Git every pollIntervalMs, not after each commit; a nudge of `engine` syncs at once. */
+  pollIntervalMs?: number
+  /** The Argo CD Application or Flux Kustomization + GitRepository of this loop (gitops-nudge.ts). */
+  engine?: SyncEngine
 }
 
 export interface AppliedManifest {
@@ -195,24 +200,37 @@ export function startGitOpsSync(options: GitOpsSyncOptions): GitOpsSync {
   const timers = new Set<NodeJS.Timeout>()
   let stopped = false
   const branch = options.branch ?? 'main'
+  // The newest revision seen in Git, the one the engine fetched, and the one it applied.
+  let latest: Revision | null = null
+  let fetched: Revision | null = null
+  let appliedRevision: Revision | null = null
+
+  const schedule = scheduler(state, pending, timers, () => stopped)
+  const fetch = (): void => {
+    fetched = latest
+  }
+  const syncFetched = (): void => {
+    if (stopped || !fetched || fetched === appliedRevision) return
+    appliedRevision = fetched
+    schedule(fetched)
+  }
 
   const unsubscribe = options.subscribe((commit) => {
     if (stopped || commit.branch !== branch) return
     if (options.repository && `${commit.owner}/${commit.repo}` !== options.repository) return
     const removedFiles = followCommit(folder, files, commit)
     if (!removedFiles) return
-    const snapshot = new Map(files)
-    const done = new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        timers.delete(timer)
-        if (!stopped) sync(state, commit.sha, snapshot, removedFiles)
-        resolve()
-      }, options.delayMs)
-      timers.add(timer)
-    })
-    pending.add(done)
-    void done.then(() => pending.delete(done))
+    const removed = [
+      ...(latest && latest !== appliedRevision ? latest.removedFiles : []),
+      ...removedFiles
+    ]
+    latest = { sha: commit.sha, snapshot: new Map(files), removedFiles: removed }
+    if (options.pollIntervalMs === undefined) {
+      appliedRevision = latest
+      schedule(latest)
+    }
   })
+  const unfollow = pollAndFollow(options, { fetch, sync: syncFetched })
 
   return {
     applied: state.applied,
@@ -223,9 +241,58 @@ export function startGitOpsSync(options: GitOpsSyncOptions): GitOpsSync {
     stop() {
       stopped = true
       unsubscribe()
+      unfollow()
       for (const timer of timers) clearTimeout(timer)
       timers.clear()
       pending.clear()
     }
   }
+}
+
+/** Applies a revision delayMs later (the loop's `idle` waits for it). */
+function scheduler(
+  state: SyncState,
+  pending: Set<Promise<void>>,
+  timers: Set<NodeJS.Timeout>,
+  stopped: () => boolean
+): (revision: Revision) => void {
+  return (revision) => {
+    const done = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer)
+        if (!stopped()) sync(state, revision.sha, revision.snapshot, revision.removedFiles)
+        resolve()
+      }, state.options.delayMs)
+      timers.add(timer)
+    })
+    pending.add(done)
+    void done.then(() => pending.delete(done))
+  }
+}
+
+/** The engine's own poll, and the nudges of its objects; returns the stop. */
+function pollAndFollow(
+  options: GitOpsSyncOptions,
+  handlers: { fetch(): void; sync(): void }
+): () => void {
+  const poll =
+    options.pollIntervalMs === undefined
+      ? null
+      : setInterval(() => {
+          handlers.fetch()
+          handlers.sync()
+        }, options.pollIntervalMs)
+  const unfollow = options.engine
+    ? followEngine(options.kube.engines, options.engine, handlers)
+    : () => {}
+  return () => {
+    unfollow()
+    if (poll) clearInterval(poll)
+  }
+}
+
+interface Revision {
+  sha: string
+  snapshot: Map<string, string>
+  removedFiles: string[]
 }

@@ -19,6 +19,7 @@ import {
   startGitHubSandbox
 } from './github/index.js'
 import { type GitOpsSync, startGitOpsSync } from './gitops-sync.js'
+import type { SyncEngine } from './gitops-nudge.js'
 import { type KubeSandbox, type KubeSandboxOptions, startKubeSandbox } from './kube/index.js'
 
 export const OWNER = 'acme'
@@ -37,6 +38,10 @@ export interface WorldOptions {
   noSync?: boolean
   /** The sync deletes objects whose manifests were removed (Argo CD / Flux prune). Default false. */
   syncPrune?: boolean
+  /** The sync loop polls Git every this many ms instead of following each commit. */
+  syncPollMs?: number
+  /** The engine objects of the sync loop, for gitops-refresh (test/sandbox/gitops-nudge.ts). */
+  syncEngine?: SyncEngine
   /** Settings of the GitOps repository (e.g. allowAutoMerge for pull-request mode). */
   gitopsRepoSettings?: Partial<RepoSettings>
   /** Options of the GitHub sandbox (e.g. secondaryLimits). */
@@ -85,7 +90,9 @@ function startSync(options: WorldOptions, github: GitHubSandbox, kube: KubeSandb
     // Only the synced branch: commits on pull request branches never reach the cluster.
     branch: 'main',
     repository: `${OWNER}/${GITOPS_REPO}`,
-    prune: options.syncPrune ?? false
+    prune: options.syncPrune ?? false,
+    pollIntervalMs: options.syncPollMs,
+    engine: options.syncEngine
   })
 }
 

@@ -8,8 +8,9 @@ import type { measureQuietWait } from './quiet-wait.js'
 import type { QuietRun } from './quiet-run.js'
 import { type PresetWait, presetWaitRows } from './presets-wait.js'
 import type { GateRun } from './runs.js'
+import { NUDGE_POLL_MS, type NudgeFigures } from './nudge.js'
 import { bundleBytes } from './startup.js'
-import { summary } from './stats.js'
+import { median, summary } from './stats.js'
 
 export interface BenchFigures {
   benchStarted: number
@@ -20,6 +21,7 @@ export interface BenchFigures {
   merge: Awaited<ReturnType<typeof measureMergeWait>>
   scaled: Awaited<ReturnType<typeof measureQuietWait>>[]
   startups: { current: number[]; compared: number[] }
+  nudge: NudgeFigures
   compareBundle: string
   compareLabel: string
   presets: PresetWait[]
@@ -56,6 +58,43 @@ function latencyRows(gate: Summary, poll: Summary, total: Summary): Row[] {
       `${gate.n} runs, p95 ${round(total.p95)} ms`
     ]
   ]
+}
+
+/** gitops-refresh: commit to test object, a 60 s sandbox poll, without and with the nudge. */
+function nudgeRows(n: NudgeFigures): Row[] {
+  const off = summary(n.without)
+  const on = summary(n.with)
+  const poll = `${NUDGE_POLL_MS / 1000} s poll`
+  return [
+    [
+      'commit to test object, median, gitops-refresh',
+      round(on.median),
+      'ms',
+      `without the nudge (${poll}): ${round(off.median)} ms; ${on.n} + ${off.n} runs`
+    ],
+    [
+      'commit to test object, max, gitops-refresh',
+      round(on.max),
+      'ms',
+      `without the nudge: max ${round(off.max)} ms, min ${round(off.min)} ms`
+    ],
+    ['sync-seconds outputs, gitops-refresh', n.syncSeconds.join(' '), 's', '']
+  ]
+}
+
+/** The report of `npm run bench -- --nudge`: the nudge rows only. */
+export function nudgeReport(n: NudgeFigures): string {
+  const cpus = os.cpus()
+  return (
+    [
+      `coder-template-gate bench --nudge: Node ${process.version}, ${cpus.length} CPU, load ${os.loadavg()[0]!.toFixed(1)}; ${path.relative(process.cwd(), BUNDLE)}; real time (no faster clock), all runs side by side.`,
+      '',
+      ...table(nudgeRows(n)),
+      '',
+      `Ratio: commit to test object, without / with the nudge (median): ${ratio(median(n.without), median(n.with))}`,
+      `Each run (ms): without ${n.without.join(', ')}; with ${n.with.join(', ')}.`
+    ].join('\n') + '\n'
+  )
 }
 
 function quietRows(f: BenchFigures, pollPerMinute: number): Row[] {
@@ -143,6 +182,7 @@ export function benchReport(f: BenchFigures): string {
     ...latencyRows(gate, poll, total),
     ...quietRows(f, pollPerMinute),
     ...presetWaitRows(f.presets),
+    ...nudgeRows(f.nudge),
     ...startupRows(startup, f.compareBundle)
   ]
   const { oldStartup, size, oldSize, other } = startup
@@ -153,7 +193,8 @@ export function benchReport(f: BenchFigures): string {
     '',
     'Ratios:',
     `  promote latency, poll loop / gate (median): ${ratio(poll.median, gate.median)}`,
-    `  requests per minute, poll loop / gate (60 s bookmarks): ${ratio(pollPerMinute, f.quiet60.perMinute)}`
+    `  requests per minute, poll loop / gate (60 s bookmarks): ${ratio(pollPerMinute, f.quiet60.perMinute)}`,
+    `  commit to test object, without / with gitops-refresh (median): ${ratio(median(f.nudge.without), median(f.nudge.with))}`
   ]
   if (oldStartup) {
     out.push(

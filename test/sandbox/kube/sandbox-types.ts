@@ -5,6 +5,7 @@ import type { AggregatedApi, PromoteFault, PromoteTiming } from './aggregated.js
 import type { ControllerOptions, TestController } from './controller.js'
 import type { Decision, RequestAttributes, SandboxRbac, SandboxRbacOptions } from './rbac.js'
 import type { TestStore } from './store.js'
+import type { EngineObjects } from './engine-objects.js'
 import type { TestSchema } from './validation.js'
 
 export interface KubeSandboxOptions {
@@ -65,6 +66,8 @@ export interface KubeSandbox {
   token: string
   schema: TestSchema
   store: TestStore
+  /** Argo CD and Flux objects for gitops-refresh (engine-objects.ts). */
+  engines: EngineObjects
   /** null when started with `controller: false`. */
   controller: TestController | null
   aggregated: AggregatedApi

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net'
 import { addAccessReviewRoute } from './access-review.js'
 import { addAggregatedRoutes, promotePath } from './aggregated-routes.js'
 import { addCoreDiscovery } from './discovery.js'
+import { addEngineRoutes } from './engine-objects.js'
 import { sandboxKubeconfig } from './kubeconfig.js'
 import { RouteTable, createListener } from './routes.js'
 import type { KubeSandbox, KubeSandboxOptions } from './sandbox-types.js'
@@ -41,6 +42,7 @@ function routeTable(options: KubeSandboxOptions, state: KubeState): RouteTable {
       watchSecondMs: options.watchSecondMs
     })
   if (served.aggregation) addAggregatedRoutes(table, state.aggregated, state.receivedAt)
+  addEngineRoutes(table, state.engines)
   return table
 }
 
@@ -83,7 +85,7 @@ export async function startKubeSandbox(options: KubeSandboxOptions): Promise<Kub
   })
   const { server, url, caCertificate } = await listen(listener, options.tls ?? true)
   const { token, schema, store, controller, aggregated, faults, rbac } = state
-  const { accessReviews, requests, events, openStreams } = state
+  const { accessReviews, requests, events, openStreams, engines } = state
   Object.assign(sandbox, {
     url,
     caCertificate,
@@ -97,6 +99,7 @@ export async function startKubeSandbox(options: KubeSandboxOptions): Promise<Kub
     accessReviews,
     requests,
     events,
+    engines,
     firstPromoteAt: null,
     kubeconfig: (kubeconfigOptions) =>
       sandboxKubeconfig(url, caCertificate, token, kubeconfigOptions),

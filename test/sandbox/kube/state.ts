@@ -8,6 +8,7 @@ import type { RecordedRequest } from '../contracts.js'
 import { AggregatedApi, REAL_PROMOTE_TIMING } from './aggregated.js'
 import type { PromoteFault } from './aggregated.js'
 import { TestController } from './controller.js'
+import { EngineObjects } from './engine-objects.js'
 import type { FinalStatusInfo } from './controller.js'
 import { SandboxRbac } from './rbac.js'
 import type { AccessReviewRecord, KubeSandboxOptions } from './sandbox-types.js'
@@ -25,6 +26,8 @@ export interface KubeState {
   rbac: SandboxRbac
   accessReviews: AccessReviewRecord[]
   aggregated: AggregatedApi
+  /** Argo CD Applications, Flux Kustomizations and GitRepositories (gitops-refresh). */
+  engines: EngineObjects
   requests: RecordedRequest[]
   openStreams: Set<ServerResponse>
   /** When each promote request arrived (before authorization: the deadline starts there). */
@@ -84,6 +87,6 @@ export function createKubeState(options: KubeSandboxOptions): KubeState {
   // prettier-ignore
   return {
     token, schema, store, events, controller, faults, rbac, accessReviews, aggregated,
-    requests, openStreams, receivedAt, record
+    requests, openStreams, receivedAt, record, engines: new EngineObjects()
   }
 }

@@ -151,7 +151,8 @@ describe('parseInputs', () => {
       mergeMethod: 'squash',
       labels: [],
       mergeTimeoutSeconds: 3600,
-      keepTests: 0
+      keepTests: 0,
+      refresh: []
     })
     expect(s.coder.message).toBe(`Add Go to the docker template ${MARKER}`)
     expect(s.runUrl).toBe('https://github.com/acme/templates/actions/runs/77')

@@ -1,7 +1,7 @@
 // gitOpsProblems: what the run cannot do in the GitOps repository, each problem with its fix.
 import { describe, expect, it } from '@jest/globals'
 import { gitOpsProblems } from '../../../../src/gitops/github/access.js'
-import { bypassedRules } from '../../../../src/steps/preflight.js'
+import { bypassedRules } from '../../../../src/steps/preflight-gitops.js'
 import type { GitOpsExpectations, GitOpsFacts } from '../../../../src/gitops/host.js'
 
 const fine: GitOpsFacts = {

@@ -21,12 +21,15 @@ describe('keep-tests never removes a newer run’s manifest, end to end', () => 
   it('two runs with keep-tests: 1: the older run commits last and keeps the newer manifest', async () => {
     const w = await newWorld.withDocker()
     seedOlderVersions(w, ['v0.5.0'])
-    // Run A (v1.0.0) is stopped right after its push read the version times, before its commit.
+    // Run A (v1.0.0) is stopped when its push reads the version times, before its commit.
     let stopped!: () => void
     const isStopped = new Promise<void>((resolve) => (stopped = resolve))
     let runA: ChildProcess | undefined
+    // Its first list of the versions is the preflight's (the competing-writer check); the
+    // second is the push's read of the version times.
+    let lists = 0
     const onRequest = (request: { path: string }) => {
-      if (runA && request.path.includes('include_archived=true')) {
+      if (runA && request.path.includes('include_archived=true') && ++lists === 2) {
         w.coder.events.off('request', onRequest)
         runA.kill('SIGSTOP')
         stopped()

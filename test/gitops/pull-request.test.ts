@@ -138,12 +138,26 @@ describe('openPullRequest', () => {
     expect(second).toMatchObject({ number: first.number + 1, state: 'open', reused: false })
   })
 
+  it('a pull request that another account opened from the gate’s branch is named, never reused', async () => {
+    const repo = repoWithBranch()
+    const theirs = sandbox.openPullRequest(OWNER, repo, { head: BRANCH, login: 'mallory' })
+    const refused = open(repo, ['gate'])
+    await expect(refused).rejects.toMatchObject({ name: 'ForeignChangeError' })
+    await expect(refused).rejects.toThrow(`pull request #${theirs} `)
+    await expect(refused).rejects.toThrow('it was opened by "mallory"')
+    expect(sandbox.pullRequest(OWNER, repo, theirs)!.labels).toEqual([])
+  })
+
   it('422 "already exists" from a concurrent run is resolved by reading that pull request', async () => {
     const repo = repoWithBranch()
     let raced = 0
     const stop = sandbox.beforeRequest((method, path) => {
       if (method === 'POST' && path === `/repos/${OWNER}/${repo}/pulls` && raced++ === 0) {
-        sandbox.openPullRequest(OWNER, repo, { head: BRANCH, title: 'the other run' })
+        sandbox.openPullRequest(OWNER, repo, {
+          head: BRANCH,
+          title: 'the other run',
+          login: 'github-actions[bot]'
+        })
       }
     })
     try {

@@ -148,14 +148,18 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
     name: 'branchGuard',
     tests: ['test/unit/gitops/branch-guard.test.ts'],
     mutations: mutationsOf('src/gitops/branch-guard.ts', [
+      ['if (changes.base !== gate.base)', 'if (false)', 'another base is merged'],
       [
-        'changes.totalCommits > changes.commits.length',
-        'changes.totalCommits >= changes.commits.length',
-        'every listing counts as cut'
+        'changes.openedBy === null || !sameAccount(changes.openedBy, gate.viewer)',
+        'changes.openedBy === null',
+        'any opener'
       ],
-      ['(own === -1 || index < own) &&', '(own === -1 || index !== own) &&', 'marker after ours'],
-      ['commit.login === gate.gateLogin &&', 'commit.login !== null &&', 'any account'],
-      ['commit.message.includes(GATE_COMMIT_MARKER)', "commit.message !== ''", 'no marker needed'],
+      ['if (a.id !== null && b.id !== null) return a.id === b.id', '', 'a login stands for an id'],
+      [
+        'if (changes.manifestText !== gate.manifestText)',
+        'if (changes.manifestText === null)',
+        'any manifest bytes'
+      ],
       ["? file.status === 'removed'", '? false', 'the manifest may be removed'],
       [
         ": !(removals.has(file.path) && file.status === 'removed')",

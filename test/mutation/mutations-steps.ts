@@ -22,14 +22,9 @@ export const STEP_MODULES: MutatedModule[] = [
     mutations: mutationsOf('src/steps/pull-request.ts', [
       ["asked = gitops.merge === 'auto'", 'asked = false', 'auto-merge is never turned off'],
       [
-        'if (autoMergeAsked && (timedOut || foreign || context.signal.aborted))',
-        'if (autoMergeAsked && (foreign || context.signal.aborted))',
-        'a timeout leaves auto-merge on'
-      ],
-      [
-        'if (autoMergeAsked && (timedOut || foreign || context.signal.aborted))',
-        'if (autoMergeAsked && (timedOut || context.signal.aborted))',
-        'a foreign change leaves auto-merge on'
+        '  if (autoMergeAsked) {',
+        '  if (autoMergeAsked && timedOut) {',
+        'an error leaves auto-merge on'
       ],
       [
         "if (gitops.merge === 'manual')",

@@ -125,6 +125,33 @@ describe('auto-merge is off whenever no run watches', () => {
   })
 })
 
+describe('auto-merge still on is said, with the command that turns it off', () => {
+  it('when turning auto-merge off fails too: the annotation, the summary and what stays behind say so', async () => {
+    const w = await prWorld()
+    w.github.addRuleset(OWNER, GITOPS_REPO, {
+      requirePullRequest: { requiredApprovingReviewCount: 1 }
+    })
+    let failing = false
+    afterAutoMerge(w, () => (failing = true))
+    w.github.beforeRequest((method, path) => {
+      // Every pull-request read and the disablePullRequestAutoMerge mutation answer 502.
+      if (failing && method === 'GET' && /\/pulls\/1(\?|$)/.test(path))
+        w.github.injectServerErrors(1, 502)
+      if (failing && method === 'POST' && path.endsWith('/graphql'))
+        w.github.injectServerErrors(1, 502)
+    })
+    const run = await w.run({ ...PR_MODE, 'pull-request-merge': 'auto' })
+    expect(failing).toBe(true)
+    expect(run.exitCode).toBe(1)
+    expect(w.github.pullRequest(OWNER, GITOPS_REPO, 1)!.autoMerge).not.toBeNull()
+    const command = `gh pr merge 1 --repo ${OWNER}/${GITOPS_REPO} --disable-auto`
+    expect(run.stdout).toMatch(new RegExp(`::warning[^\n]*Auto-merge is still on[^\n]*${command}`))
+    expect(run.summary).toContain('Its auto-merge is still on')
+    expect(run.summary).toContain(command)
+    expectNothingPromoted(w)
+  })
+})
+
 describe('decided from content, not from authors or markers', () => {
   it('a forged commit with the marker and the gate’s e-mail that rewrites the manifest is not merged', async () => {
     const w = await prWorld()

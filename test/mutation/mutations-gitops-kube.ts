@@ -167,5 +167,30 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
         'a removal path may be modified'
       ]
     ])
+  },
+  {
+    name: 'pull-request target',
+    tests: ['test/gitops/pull-request.test.ts'],
+    mutations: [
+      ...mutationsOf('src/gitops/wait-for-merge.ts', [
+        [
+          'if (base === undefined || pr.base.ref === base) return',
+          'if (base === undefined || pr.base.ref !== null) return',
+          'a changed base is merged'
+        ],
+        [
+          "checkBase(pr, state === 'merged', input.expectedBase)",
+          "checkBase(pr, state === 'merged', undefined)",
+          'the wait never looks at the base'
+        ]
+      ]),
+      ...mutationsOf('src/gitops/pull-request.ts', [
+        [
+          'if (openedBy !== null && sameAccount(openedBy, viewer)) return existing',
+          'return existing',
+          'a pull request of another account is reused'
+        ]
+      ])
+    ]
   }
 ]

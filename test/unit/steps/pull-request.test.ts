@@ -196,6 +196,16 @@ describe('merge step', () => {
       }
     ],
     [
+      'a lost answer to enablePullRequestAutoMerge that landed',
+      (host) => {
+        const request = host.requestMerge
+        host.requestMerge = async (merge, call) => {
+          await request(merge, call)
+          throw new Error('no answer from GitHub (time limit)')
+        }
+      }
+    ],
+    [
       'the deadline',
       (host) => {
         host.onWaitRead = () => {

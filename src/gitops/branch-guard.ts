@@ -1,21 +1,8 @@
-// Pure: does the gate's branch hold only what the gate wrote? Pull-request mode merges the branch
-// with the gate's token, so a commit that anyone else pushed to coder-template-gate/<test> must
-// never reach gitops-branch through it. The answer comes from the compare of the base with the
-// head (GET /repos/{o}/{r}/compare/{base}...{head}: the commits since the merge base and the diff).
-
-/** The line the commit step writes into every commit message (src/steps/commit.ts). */
-export const GATE_COMMIT_MARKER = 'written by coder-template-gate.'
-
-export interface BranchCommit {
-  sha: string
-  /** The GitHub account GitHub linked the commit to; null when it linked none. */
-  login: string | null
-  /** The git author name, for the message when no account is linked. */
-  authorName: string
-  message: string
-  /** Its parents' SHAs. */
-  parents?: string[]
-}
+// Pure: is the gate's pull request exactly the gate's change, into exactly its branch? Pull-request
+// mode merges with the gate's token, so the decision comes from what would be merged (the pull
+// request's base, and the tree diff base...head at the head about to be merged) and from who
+// opened it (the token's own account, GraphQL `viewer`), never from commit authors or message
+// markers, which anyone with write access can set.
 
 export interface BranchFile {
   path: string
@@ -23,60 +10,75 @@ export interface BranchFile {
   status: string
 }
 
+/** What the host shows at the head about to be merged. */
 export interface BranchChanges {
-  /** Oldest first. */
-  commits: BranchCommit[]
-  /** GitHub lists at most 250 commits; this is how many there are. */
-  totalCommits: number
+  /** The pull request's base branch now. */
+  base: string
+  /** Who opened the pull request; null when the host does not say. */
+  openedBy: { login: string; id: number | null } | null
+  /** The tree diff of the merge base with the head (REST compare `base...head`). */
   files: BranchFile[]
+  /** Each manifest's text at the head, by path; null when it is not there. */
+  manifestTexts: Record<string, string | null>
+}
+
+/** One manifest this run writes: its path and the bytes it renders. */
+export interface GateManifest {
+  path: string
+  text: string
 }
 
 export interface GateWrites {
-  /** This run's manifests (one per test). */
-  manifestPaths: string[]
-  /** keep-tests removals this run judged the gate's. */
+  /** gitops-branch. */
+  base: string
+  /** This run's manifests (one per test), with the bytes this run renders. */
+  manifests: GateManifest[]
+  /** keep-tests removals this run judged at commit time. */
   removals: string[]
-  /** The commit this run made; '' when the branch already held the change. */
-  ownCommitSha: string
-  /** The account the gate writes as (the author of its pull request); null when unknown. */
-  gateLogin: string | null
+  /** The token's own account (GraphQL viewer). */
+  viewer: { login: string; id: number | null }
 }
 
 export type ForeignChange =
-  | { reason: 'commit'; commit: BranchCommit }
+  | { reason: 'base'; base: string; expected: string }
+  | { reason: 'opened-by'; login: string | null }
   | { reason: 'paths'; paths: string[] }
-  | { reason: 'too-many-commits'; totalCommits: number }
+  | { reason: 'manifest'; path: string; found: 'missing' | 'other bytes' }
 
-/**
- * A commit is the gate's when it is the one this run made, or, from an earlier run, carries the
- * gate's marker and is linked to the gate's own account. Nothing after this run's commit is. The
- * diff may touch only the manifests (not removed) and this run's removals.
- */
+/** Whether an account is the token's own: the same id where both are known, else the same login. */
+export function sameAccount(
+  a: { login: string; id: number | null },
+  b: { login: string; id: number | null }
+): boolean {
+  if (a.id !== null && b.id !== null) return a.id === b.id
+  return a.login.toLowerCase() === b.login.toLowerCase()
+}
+
+/** The first difference from the gate's own change, or null: one rule, no second check. */
 export function foreignChange(changes: BranchChanges, gate: GateWrites): ForeignChange | null {
-  if (changes.totalCommits > changes.commits.length)
-    return { reason: 'too-many-commits', totalCommits: changes.totalCommits }
-  const own = changes.commits.findIndex(
-    (c) => gate.ownCommitSha !== '' && c.sha === gate.ownCommitSha
-  )
-  for (const [index, commit] of changes.commits.entries()) {
-    if (index === own) continue
-    const earlierGate =
-      (own === -1 || index < own) &&
-      gate.gateLogin !== null &&
-      commit.login === gate.gateLogin &&
-      commit.message.includes(GATE_COMMIT_MARKER)
-    if (!earlierGate) return { reason: 'commit', commit }
-  }
+  if (changes.base !== gate.base) return { reason: 'base', base: changes.base, expected: gate.base }
+  if (changes.openedBy === null || !sameAccount(changes.openedBy, gate.viewer))
+    return { reason: 'opened-by', login: changes.openedBy?.login ?? null }
   const removals = new Set(gate.removals)
-  const manifests = new Set(gate.manifestPaths)
+  const manifestPaths = new Set(gate.manifests.map((m) => m.path))
   const paths = changes.files
     .filter((file) =>
-      manifests.has(file.path)
+      manifestPaths.has(file.path)
         ? file.status === 'removed'
         : !(removals.has(file.path) && file.status === 'removed')
     )
     .map((file) => file.path)
-  return paths.length > 0 ? { reason: 'paths', paths } : null
+  if (paths.length > 0) return { reason: 'paths', paths }
+  for (const manifest of gate.manifests) {
+    const found = changes.manifestTexts[manifest.path] ?? null
+    if (found !== manifest.text)
+      return {
+        reason: 'manifest',
+        path: manifest.path,
+        found: found === null ? 'missing' : 'other bytes'
+      }
+  }
+  return null
 }
 
 /** The branch holds a change the gate did not write: never merged, whatever GitHub would allow. */
@@ -84,37 +86,36 @@ export class ForeignChangeError extends Error {
   override name = 'ForeignChangeError'
   constructor(
     readonly branch: string,
-    /** What was found: the commit and the paths it touches, or the paths alone. */
+    /** What differs from the gate's change: the base, the opener, the paths or the manifest. */
     readonly found: string,
     /** true when GitHub had merged it already (a push while auto-merge was on). */
     readonly merged = false
   ) {
     super(
-      `The branch ${branch} holds a change that the gate did not write: ${found}. ` +
+      `The pull request of ${branch} is not exactly the gate's change: ${found}. ` +
         (merged
           ? 'GitHub merged it: the gate does not test or promote a version through it. '
           : 'The gate did not merge it. ') +
-        `Look at who pushed to ${branch}; then delete the branch (and close its pull request) and ` +
+        `Look at who changed it; then close the pull request, delete ${branch} and ` +
         'run the job again, so that the gate writes it anew.'
     )
   }
 }
 
-/** The commit, its author, and the paths it touches, as the error names them. */
-export function describeForeign(
-  change: ForeignChange,
-  commitPaths: string[] | null = null
-): string {
-  if (change.reason === 'too-many-commits')
-    return `${change.totalCommits} commits since it left the base branch, more than the gate writes`
-  if (change.reason === 'paths') return `changes to ${change.paths.join(', ')}`
-  const { commit } = change
-  const author = commit.login ?? commit.authorName
-  const touches =
-    commitPaths === null
-      ? ''
-      : commitPaths.length > 0
-        ? `, touching ${commitPaths.join(', ')}`
-        : ', touching no file'
-  return `commit ${commit.sha} by ${JSON.stringify(author)}${touches}`
+/** What differs, as the error names it. */
+export function describeForeign(change: ForeignChange): string {
+  switch (change.reason) {
+    case 'base':
+      return `its base is ${JSON.stringify(change.base)}, not ${JSON.stringify(change.expected)}`
+    case 'opened-by':
+      return change.login === null
+        ? 'it was not opened by the account of gitops-token'
+        : `it was opened by ${JSON.stringify(change.login)}, not by the account of gitops-token`
+    case 'paths':
+      return `it changes ${change.paths.join(', ')}, which the gate did not write`
+    case 'manifest':
+      return change.found === 'missing'
+        ? `${change.path} is missing at its head`
+        : `${change.path} at its head holds other bytes than the manifest this run renders`
+  }
 }

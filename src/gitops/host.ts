@@ -140,6 +140,8 @@ export interface MergeInput {
   method: MergeMethod
   /** Epoch ms: `immediate` retries a merge the host does not allow yet until then. */
   deadline: number
+  /** gitops-branch: a pull request into another base is a foreign change, never merged. */
+  expectedBase?: string
 }
 
 export type MergeRequested =
@@ -151,6 +153,8 @@ export interface MergeWaitInput {
   deadline: number
   /** An open pull request whose head moved away from this commit fails at once (head-moved). */
   expectedHeadSha?: string
+  /** gitops-branch: a pull request whose base changed fails at once (a foreign change). */
+  expectedBase?: string
 }
 
 export interface MergedPullRequest {
@@ -163,12 +167,14 @@ export interface MergedPullRequest {
 }
 
 export interface BranchGuardInput {
-  base: string
+  /** The pull request whose base, opener and diff are judged. */
+  number: number
   /** The branch name, for the message. */
   branch: string
   /** The head commit about to be merged (or the branch name: its head now). */
   headSha: string
-  gate: GateWrites
+  /** The gate's change; the viewer is read by the host. */
+  gate: Omit<GateWrites, 'viewer'>
 }
 
 /**

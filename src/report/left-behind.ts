@@ -102,13 +102,15 @@ function pullRequestLine(gitops: GitOpsPart, branch: string, base: string): stri
   const failure = gitops.merge?.state === 'not merged' ? gitops.merge : undefined
   const open = !failure || failure.status === 'timed out' || failure.status === 'cancelled'
   const state = open ? 'stays open' : 'is not merged'
-  return `Pull request #${gitops.pullRequest?.number ?? ''} ${state}: ${url}.${autoMergeClause(gitops.autoMerge, failure)} Merge it and run the job again, or close it and delete the branch ${branch} when the version is not needed.`
+  return `Pull request #${gitops.pullRequest?.number ?? ''} ${state}: ${url}.${autoMergeClause(gitops.autoMerge, failure, gitops.pullRequest?.number ?? '', gitops.repository ?? '')} Merge it and run the job again, or close it and delete the branch ${branch} when the version is not needed.`
 }
 
 /** auto: whether the gate turned auto-merge off again, so that nothing merges unwatched. */
 function autoMergeClause(
   autoMerge: boolean,
-  failure: Extract<MergePart, { state: 'not merged' }> | undefined
+  failure: Extract<MergePart, { state: 'not merged' }> | undefined,
+  number: string,
+  repository: string
 ): string {
   if (!autoMerge || failure === undefined) return ''
   if (failure.autoMergeOff === true)
@@ -117,7 +119,7 @@ function autoMergeClause(
   if (failure.status === 'cancelled')
     return ' The gate asked GitHub to turn its auto-merge off on the cancel (the log says whether it did): check it before you merge.'
   if (failure.autoMergeOff === false)
-    return ' Its auto-merge may still be on: turn it off, or it merges unwatched.'
+    return ` Its auto-merge is still on: the gate could not turn it off, so a later push merges with no run watching. Turn it off with \`gh pr merge ${number} --repo ${repository} --disable-auto\`.`
   return ''
 }
 

@@ -4,7 +4,7 @@
 // branch is reused, and a merged one is reported as merged.
 import { ForeignChangeError } from '../gitops/branch-guard.js'
 import type { GitHost, HostCall } from '../gitops/host.js'
-import { parseManifest, sameTest } from '../objects/manifest.js'
+import { parseManifest, renderManifest, sameTest } from '../objects/manifest.js'
 import type { GitOpsSettings, TestSettings } from '../settings/settings.js'
 import type { Committed } from './commit.js'
 import type { Preflight } from './preflight.js'
@@ -74,6 +74,12 @@ export async function openGatePullRequest(
     )
   } catch (error) {
     if (context.signal.aborted) throw error
+    if (error instanceof ForeignChangeError)
+      return failed('foreign-change', error.message, {
+        advice: [
+          `Close that pull request (or ask who opened it to), then re-run: the gate opens its own.`
+        ]
+      })
     return failed('pull-request', messageOf(error), {
       advice: [
         `Check that gitops-token may open pull requests in the GitOps repository (${input.host.tokenNeeds.pullRequests}).`
@@ -148,7 +154,13 @@ export async function mergeGatePullRequest(
       await host.guardBranch(guardInput(input, pullRequest.headSha), call)
       asked = gitops.merge === 'auto'
       await host.requestMerge(
-        { pullRequest, strategy: gitops.merge, method: gitops.mergeMethod, deadline },
+        {
+          pullRequest,
+          strategy: gitops.merge,
+          method: gitops.mergeMethod,
+          deadline,
+          expectedBase: input.preflight.branch
+        },
         call
       )
       if (gitops.merge === 'manual')
@@ -160,7 +172,9 @@ export async function mergeGatePullRequest(
       {
         number: pullRequest.number,
         deadline,
-        ...(pullRequest.merged ? {} : { expectedHeadSha: pullRequest.headSha })
+        ...(pullRequest.merged
+          ? {}
+          : { expectedHeadSha: pullRequest.headSha, expectedBase: input.preflight.branch })
       },
       call
     )
@@ -185,34 +199,47 @@ async function mergeFailed(
   const { pullRequest } = input
   const foreign = await asForeign(input, context, error)
   const timedOut = input.host.failureOf(error)?.kind === 'merge-timeout'
-  // Nothing may merge once no run watches: after a timeout, a cancel or a foreign change.
+  // Nothing may merge once no run watches: every way out of the wait after asking for auto-merge
+  // (errors, lost answers, deadlines, cancels) turns it off again.
   let autoMergeOff: boolean | undefined
-  if (autoMergeAsked && (timedOut || foreign || context.signal.aborted)) {
+  if (autoMergeAsked) {
     autoMergeOff = await input.host.disableAutoMerge(pullRequest, AUTO_MERGE_OFF_MS)
-    context.log.info(
-      autoMergeOff
-        ? `Turned auto-merge off on ${pullRequest.url}: nothing merges while no run watches.`
-        : `Could not turn auto-merge off on ${pullRequest.url}: turn it off by hand.`
-    )
+    const turnOff = disableAutoMergeCommand(input.host.repository, pullRequest.number)
+    if (autoMergeOff)
+      context.log.info(
+        `Turned auto-merge off on ${pullRequest.url}: nothing merges while no run watches.`
+      )
+    else
+      context.log.warning(
+        `Auto-merge is still on for ${pullRequest.url}: the gate could not turn it off, so a later push may merge with no run watching. Turn it off: ${turnOff}`
+      )
   }
   if (context.signal.aborted) throw error
   const facts = { pullRequest, ...(autoMergeOff === undefined ? {} : { autoMergeOff }) }
+  const stillOn =
+    autoMergeOff === false
+      ? [
+          `Auto-merge is still on: turn it off with \`${disableAutoMergeCommand(input.host.repository, pullRequest.number)}\`.`
+        ]
+      : []
   if (foreign)
     return failed('foreign-change', foreign.message, {
       facts,
       advice: [
-        `Look at who pushed to ${input.committed.branch}, then delete that branch and re-run: the gate writes it anew.`
+        ...stillOn,
+        `Look at who changed ${pullRequest.url} or pushed to ${input.committed.branch}, then close it, delete that branch and re-run: the gate writes it anew.`
       ]
     })
   const off = autoMergeOff ? 'Auto-merge is off again; ' : ''
   return failed('pull-request', messageOf(error), {
     status: timedOut ? 'timed out' : 'failed',
     facts,
-    advice: timedOut
-      ? [
-          `${off}merge ${pullRequest.url}, or raise merge-timeout-seconds; the pull request stays open.`
-        ]
-      : [`Look at ${pullRequest.url}: its checks, reviews and merge settings.`]
+    advice: [
+      ...stillOn,
+      timedOut
+        ? `${off}merge ${pullRequest.url}, or raise merge-timeout-seconds; the pull request stays open.`
+        : `Look at ${pullRequest.url}: its checks, reviews and merge settings.`
+    ]
   })
 }
 
@@ -237,6 +264,11 @@ async function asForeign(
   )
 }
 
+/** The GitHub CLI command that turns a pull request's auto-merge off (cli.github.com/manual/gh_pr_merge). */
+export function disableAutoMergeCommand(repository: string, number: number): string {
+  return `gh pr merge ${number} --repo ${repository} --disable-auto`
+}
+
 function callOf(context: StepContext): HostCall {
   return { signal: context.signal, clock: clockOf(context) }
 }
@@ -244,14 +276,19 @@ function callOf(context: StepContext): HostCall {
 function guardInput(input: PullRequestInput & { pullRequest: OpenedPullRequest }, head: string) {
   const { committed, pullRequest } = input
   return {
-    base: input.preflight.branch,
+    number: pullRequest.number,
     branch: committed.branch,
     headSha: head,
     gate: {
-      manifestPaths: committed.tests?.map((t) => t.manifestPath) ?? [committed.manifestPath],
-      removals: committed.removals ?? committed.pruned,
-      ownCommitSha: committed.commitSha,
-      gateLogin: pullRequest.author
+      base: input.preflight.branch,
+      // The bytes this run renders (commit.ts writes exactly these), one manifest per test.
+      manifests: (
+        committed.tests ?? [{ manifestPath: committed.manifestPath, manifest: committed.manifest }]
+      ).map((t) => ({
+        path: t.manifestPath,
+        text: t.manifest ? renderManifest(t.manifest) : ''
+      })),
+      removals: committed.removals ?? committed.pruned
     }
   }
 }

@@ -3,16 +3,15 @@
 // can write a marker, so only a comment of the token's own account counts as ours: another user's
 // copy is never edited, and never stops us from writing our own.
 //
-// The account: GET /user for a user token (PAT, OAuth). An installation token (GITHUB_TOKEN, the
-// input's default, or a GitHub App's) has no user and gets 403 there (measured:
-// actions/create-github-app-token#258, anthropics/claude-code-action#538); its comments are then
-// taken to be github-actions[bot]'s, GITHUB_TOKEN's account. With another app's token, pass `login`
-// (`<app-slug>[bot]`): without it, that app's earlier comment is not recognised as ours.
+// The account comes from GraphQL `viewer`, which answers for every kind of token; GET /user answers
+// 403 to an installation token (GITHUB_TOKEN, a GitHub App's; measured:
+// actions/create-github-app-token#258, anthropics/claude-code-action#538), so no login is guessed.
+// guess: for an installation token `viewer` is the App's bot account (`<app-slug>[bot]`), the
+// login its comments carry.
 import {
   callClock,
   type GitHubCall,
   githubCall,
-  githubError,
   requestOptions,
   repoOf,
   type TokenAdvice,
@@ -31,13 +30,11 @@ export interface UpsertCommentInput extends GitHubCall {
   marker: string
   /** The comment without the marker line. */
   body: string
-  /** The account whose comment may be updated; default: see the head of this file. */
+  /** The account whose comment may be updated; default: the token's own (GraphQL viewer). */
   login?: string
   /** The pause before looking again after a lost answer to a create. Default 1000; tests pass 1. */
   lostAnswerPauseMs?: number
 }
-
-export const GITHUB_ACTIONS_LOGIN = 'github-actions[bot]'
 
 const GITHUB_TOKEN_ADVICE: TokenAdvice = {
   input: 'github-token',
@@ -135,17 +132,16 @@ async function createComment(
   }
 }
 
+const VIEWER = `query Viewer { viewer { login } }`
+
 async function ownLogin(input: UpsertCommentInput): Promise<string> {
-  try {
-    const { data } = await input.octokit.rest.users.getAuthenticated({
-      request: requestOptions(input)
-    })
-    return data.login
-  } catch (error) {
-    // 403: an installation token, which has no user (see the head of this file).
-    if (!input.signal?.aborted && githubError(error)?.status === 403) return GITHUB_ACTIONS_LOGIN
-    throw userError(error, input, GITHUB_TOKEN_ADVICE, 'reading the account of github-token')
-  }
+  const data = await githubCall(
+    input,
+    GITHUB_TOKEN_ADVICE,
+    'reading the account of github-token',
+    (request) => input.octokit.graphql<{ viewer: { login: string } }>(VIEWER, { request })
+  )
+  return data.viewer.login
 }
 
 type Comment = Awaited<

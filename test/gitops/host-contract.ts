@@ -177,20 +177,26 @@ export function describeHostContract(
       )
       expect(late?.kind).toBe('merge-timeout')
       const gate = {
-        manifestPaths: [PATH],
-        removals: [],
-        ownCommitSha: committed.commitSha,
-        gateLogin
+        base: 'main',
+        manifests: [
+          { path: PATH, text: (await host.readFile(committed.commitSha, PATH, call()))! }
+        ],
+        removals: []
       }
-      const guard = { base: 'main', branch: 'gate/x', headSha: committed.commitSha, gate }
+      const guard = { number: pr.number, branch: 'gate/x', headSha: committed.commitSha, gate }
       await expect(host.guardBranch(guard, call())).resolves.toBeUndefined()
+      void gateLogin
+      const rewritten = push('gate/x', PATH, 'kind: Secret\n')
+      const forged = await host
+        .guardBranch({ ...guard, headSha: rewritten }, call())
+        .catch((e: unknown) => e)
+      expect((forged as Error).message).toContain(`${PATH} at its head holds other bytes`)
       const foreign = push('gate/x', 'apps/prod.yaml', 'replicas: 9\n')
       const refused = await host
         .guardBranch({ ...guard, headSha: foreign }, call())
         .catch((e: unknown) => e)
       expect(refused).toBeInstanceOf(ForeignChangeError)
-      expect((refused as Error).message).toContain(`commit ${foreign} `)
-      expect((refused as Error).message).toContain('touching apps/prod.yaml')
+      expect((refused as Error).message).toContain('it changes apps/prod.yaml')
       const moved = await failureOf(
         host,
         host.waitForMerge(

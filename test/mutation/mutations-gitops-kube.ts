@@ -217,37 +217,60 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
     name: 'branchGuard',
     tests: ['test/unit/gitops/branch-guard.test.ts'],
     mutations: mutationsOf('src/gitops/branch-guard.ts', [
+      ['foreignChange', 'if (changes.base !== gate.base)', 'if (false)', 'another base is merged'],
       [
         'foreignChange',
-        'changes.totalCommits > changes.commits.length',
-        'changes.totalCommits >= changes.commits.length',
-        'every listing counts as cut'
+        'changes.openedBy === null || !sameAccount(changes.openedBy, gate.viewer)',
+        'changes.openedBy === null',
+        'any opener'
       ],
       [
-        'earlierGate',
-        '(own === -1 || index < own) &&',
-        '(own === -1 || index !== own) &&',
-        'marker after ours'
+        'sameAccount',
+        'if (a.id !== null && b.id !== null) return a.id === b.id',
+        '',
+        'a login stands for an id'
       ],
       [
-        'earlierGate',
-        'commit.login === gate.gateLogin &&',
-        'commit.login !== null &&',
-        'any account'
+        'foreignChange',
+        'if (found !== manifest.text)',
+        'if (found === null)',
+        'any manifest bytes'
       ],
+      ['foreignChange', "? file.status === 'removed'", '? false', 'the manifest may be removed'],
       [
-        'earlierGate',
-        'commit.message.includes(GATE_COMMIT_MARKER)',
-        "commit.message !== ''",
-        'no marker needed'
-      ],
-      ['paths', "? file.status === 'removed'", '? false', 'the manifest may be removed'],
-      [
-        'paths',
+        'foreignChange',
         ": !(removals.has(file.path) && file.status === 'removed')",
         ': !removals.has(file.path)',
         'a removal path may be modified'
       ]
     ])
+  },
+  {
+    name: 'pull-request target',
+    tests: ['test/gitops/github/pull-request/pull-request.test.ts'],
+    mutations: [
+      ...mutationsOf('src/gitops/github/pull-request/wait-for-merge.ts', [
+        [
+          'checkBase',
+          'if (base === undefined || pr.base.ref === base) return',
+          'if (base === undefined || pr.base.ref !== null) return',
+          'a changed base is merged'
+        ],
+        [
+          'waitForMerge',
+          "checkBase(pr, state === 'merged', input.expectedBase)",
+          "checkBase(pr, state === 'merged', undefined)",
+          'the wait never looks at the base'
+        ]
+      ]),
+      ...mutationsOf('src/gitops/github/pull-request/pull-request.ts', [
+        [
+          'ownOnly',
+          'if (openedBy !== null && sameAccount(openedBy, viewer)) return existing',
+          'return existing',
+          'a pull request of another account is reused'
+        ]
+      ])
+    ]
   }
 ]

@@ -39,15 +39,9 @@ export const STEP_MODULES: MutatedModule[] = [
       ],
       [
         'mergeFailed',
-        'if (autoMergeAsked && (timedOut || foreign || context.signal.aborted))',
-        'if (autoMergeAsked && (foreign || context.signal.aborted))',
-        'a timeout leaves auto-merge on'
-      ],
-      [
-        'mergeFailed',
-        'if (autoMergeAsked && (timedOut || foreign || context.signal.aborted))',
-        'if (autoMergeAsked && (timedOut || context.signal.aborted))',
-        'a foreign change leaves auto-merge on'
+        '  if (autoMergeAsked) {',
+        '  if (autoMergeAsked && timedOut) {',
+        'an error leaves auto-merge on'
       ],
       [
         'mergeGatePullRequest',

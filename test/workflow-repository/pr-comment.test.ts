@@ -196,7 +196,7 @@ describe('upsertComment', () => {
     expect(((await last.json()) as unknown[]).length).toBe(36)
   })
 
-  it('a user token is known by GET /user: its comments are ours, the bot’s are not', async () => {
+  it('a user token is known by GraphQL viewer: its comments are ours, the bot’s are not', async () => {
     const repo = repoWithPull()
     await upsert(repo, 'by the workflow token')
     await upsert(repo, 'by the user token', { token: USER_TOKEN })
@@ -205,8 +205,17 @@ describe('upsertComment', () => {
       ['github-actions[bot]', `${LINE}\nby the workflow token`],
       ['release-bot', `${LINE}\nby the user token, updated`]
     ])
-    const accountReads = sandbox.requests.filter((r) => r.path === '/user').map((r) => r.status)
-    expect(accountReads.slice(-3)).toEqual([403, 200, 200])
+    expect(sandbox.requests.filter((r) => r.path === '/user')).toEqual([])
+  })
+
+  it('an App installation token finds its own comment (viewer), where GET /user answers 403', async () => {
+    const repo = repoWithPull()
+    sandbox.addToken('ghs_other_app_token', { login: 'gate-app[bot]', kind: 'installation' })
+    await upsert(repo, 'first', { token: 'ghs_other_app_token' })
+    await upsert(repo, 'second', { token: 'ghs_other_app_token' })
+    expect(sandbox.comments(OWNER, repo, 1).map((c) => [c.user, c.body])).toEqual([
+      ['gate-app[bot]', `${LINE}\nsecond`]
+    ])
   })
 
   it('login overrides the account (another app’s installation token)', async () => {

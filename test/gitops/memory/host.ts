@@ -78,6 +78,8 @@ export class MemoryGitHost implements GitHost {
   readonly calls: string[] = []
   /** Runs at each read of the merge wait: a test changes the world "while the gate waits". */
   onWaitRead: (() => void) | null = null
+  /** false: turning auto-merge off fails (e.g. the token expired meanwhile). */
+  canDisableAutoMerge = true
   private readonly beforeRefWrites: ((branch: string) => void)[] = []
 
   constructor(options: MemoryHostOptions = {}) {
@@ -315,26 +317,18 @@ export class MemoryGitHost implements GitHost {
 
   guardBranch: GitHost['guardBranch'] = async (guard, call) => {
     this.enter('guardBranch', call)
-    const { commits, files } = this.git.compare(guard.base, guard.headSha)
+    const pr = this.pull(guard.number)
+    const head = this.git.resolve(guard.headSha)?.sha ?? guard.headSha
     const changes = {
-      commits: commits.map((c) => ({
-        sha: c.sha,
-        login: c.login,
-        authorName: c.authorName,
-        message: c.message,
-        parents: c.parents
-      })),
-      totalCommits: commits.length,
-      files
+      base: pr.base,
+      openedBy: { login: pr.author, id: null },
+      files: this.git.compare(pr.base, head).files,
+      manifestTexts: Object.fromEntries(
+        guard.gate.manifests.map((m) => [m.path, this.git.fileAt(head, m.path)?.content ?? null])
+      )
     }
-    const found = foreignChange(changes, guard.gate)
-    if (!found) return
-    const parent = found.reason === 'commit' ? found.commit.parents?.[0] : undefined
-    const paths =
-      found.reason === 'commit' && parent
-        ? this.git.compare(parent, found.commit.sha).files.map((f) => f.path)
-        : null
-    throw new ForeignChangeError(guard.branch, describeForeign(found, paths))
+    const found = foreignChange(changes, { ...guard.gate, viewer: { login: this.login, id: null } })
+    if (found) throw new ForeignChangeError(guard.branch, describeForeign(found))
   }
 
   requestMerge: GitHost['requestMerge'] = async (merge, call) => {
@@ -411,6 +405,7 @@ export class MemoryGitHost implements GitHost {
 
   disableAutoMerge: GitHost['disableAutoMerge'] = async (pullRequest) => {
     this.calls.push('disableAutoMerge')
+    if (!this.canDisableAutoMerge) return false
     const pr = this.pulls.find((p) => this.nodeIdOf(p) === pullRequest.nodeId)
     if (!pr) return false
     pr.autoMerge = null

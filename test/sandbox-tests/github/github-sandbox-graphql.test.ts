@@ -272,8 +272,13 @@ describe('GraphQL errors', () => {
         message: "Field 'mergeEverything' doesn't exist on type 'Mutation'"
       }
     ])
-    const query = await graphql('/graphql', { query: '{ viewer { login } }' })
-    expect(query.json.errors?.[0].message).toBe("Field 'viewer' doesn't exist on type 'Query'")
+    const query = await graphql('/graphql', { query: '{ repository { id } }' })
+    expect(query.json.errors?.[0].message).toBe("Field 'repository' doesn't exist on type 'Query'")
+    // viewer: the token's own account, for an installation token too (GET /user answers 403).
+    const viewer = await graphql('/graphql', { query: '{ viewer { login databaseId } }' })
+    expect(viewer.json.data).toEqual({
+      viewer: { login: 'github-actions[bot]', databaseId: 41898282 }
+    })
     const node = await graphql('/graphql', {
       query: ENABLE,
       variables: { input: { pullRequestId: 'PR_nothing' } }

@@ -14,7 +14,8 @@ import type { Node } from './graphql-operations.js'
 // The part of GitHub's schema the sandbox serves: type -> field -> type of an object field (null
 // for scalars and enums).
 const SCHEMA: Record<string, Record<string, string | null>> = {
-  Query: {},
+  Query: { viewer: 'User' },
+  User: { __typename: null, login: null, databaseId: null },
   Mutation: {
     enablePullRequestAutoMerge: 'EnablePullRequestAutoMergePayload',
     disablePullRequestAutoMerge: 'DisablePullRequestAutoMergePayload',
@@ -94,7 +95,17 @@ function project(value: unknown, selections: Field[] | null): unknown {
   return out
 }
 
+/**
+ * `viewer`: the token's own account, for user and installation tokens alike (schema: Query.viewer
+ * is a User). guess: for an installation token GitHub answers with the App's bot account.
+ */
+function viewer(ctx: RouteContext): Node {
+  const user = ctx.state.user(ctx.grant.login)
+  return { __typename: 'User', login: user.login, databaseId: user.id }
+}
+
 const RESOLVERS: Record<string, (ctx: RouteContext, field: Field) => unknown> = {
+  viewer,
   ...MUTATIONS,
   ...COMMIT_MUTATIONS
 }

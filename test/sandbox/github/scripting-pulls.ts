@@ -40,6 +40,7 @@ type PullActions = Pick<
   | 'approvePullRequest'
   | 'mergePullRequest'
   | 'closePullRequest'
+  | 'changePullRequestBase'
   | 'commentOnPullRequest'
 >
 
@@ -70,6 +71,15 @@ export function pullActions(state: SandboxState): PullActions {
       const login = mergeOptions.login ?? HUMAN
       state.user(login)
       return performMerge(state, repo, pull, { login, method: mergeOptions.method ?? 'merge' })
+    },
+    changePullRequestBase(owner, name, number, base, login = HUMAN) {
+      const repo = repoOf(owner, name)
+      const pull = state.mustPull(repo, number)
+      if (pull.state !== 'open') throw new Error(`sandbox: pull request #${number} is not open`)
+      if (!repo.branches.has(base)) throw new Error(`sandbox: no branch ${base}`)
+      state.user(login)
+      pull.base = base
+      pull.cleanSinceMs = null
     },
     closePullRequest(owner, name, number, login = HUMAN) {
       const pull = state.mustPull(repoOf(owner, name), number)

@@ -103,7 +103,7 @@ export function branchControls(state: SandboxState): BranchControls {
     },
     branchHead: (owner, name, branch) => repoOf(owner, name).branches.get(branch) ?? null,
     readFile: (owner, name, branch, path) => state.readText(repoOf(owner, name), branch, path),
-    writeFile(owner, name, branch, path, content, message) {
+    writeFile(owner, name, branch, path, content, message, author) {
       const repo = repoOf(owner, name)
       if (!repo.branches.has(branch)) throw new Error(`sandbox: no branch ${branch}`)
       return state.commitChanges(
@@ -111,7 +111,7 @@ export function branchControls(state: SandboxState): BranchControls {
         branch,
         new Map([[path, content]]),
         message ?? `${content === null ? 'Delete' : 'Update'} ${path}`,
-        { ...OTHER_WRITER, date: gitDate() }
+        author === undefined ? { ...OTHER_WRITER, date: gitDate() } : state.person(author)
       ).sha
     },
     commits(owner, name, branch) {

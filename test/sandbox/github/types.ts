@@ -112,7 +112,9 @@ export interface GitHubSandbox {
     branch: string,
     path: string,
     content: string | null,
-    message?: string
+    message?: string,
+    /** Authored with this account's name and noreply e-mail, as anyone may set them. */
+    author?: string
   ): string
   /** The first-parent history of a branch, oldest first. */
   commits(owner: string, repo: string, branch: string): SandboxCommit[]
@@ -169,6 +171,18 @@ export interface GitHubSandbox {
     number: number,
     options?: { login?: string; method?: MergeMethod }
   ): string
+  /**
+   * A writer changes the pull request's base branch (PATCH /pulls/{n} `base`). Auto-merge stays on,
+   * as GitHub keeps it for a base change by someone with write access (guess, reported in the
+   * gate's review: GitHub disables auto-merge only on a push by someone without write access).
+   */
+  changePullRequestBase(
+    owner: string,
+    repo: string,
+    number: number,
+    base: string,
+    login?: string
+  ): void
   /** A person closes the pull request without merging (`closed_by` is this login). */
   closePullRequest(owner: string, repo: string, number: number, login?: string): void
   /** A person comments on a pull request. */

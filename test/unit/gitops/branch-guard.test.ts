@@ -1,140 +1,188 @@
-// The branch guard of pull-request mode: which commits and paths on coder-template-gate/<test> are
-// the gate's, and how a foreign one is named.
+// The one rule of pull-request mode: the gate's pull request is exactly the gate's change (its base,
+// who opened it, the paths of base...head and the manifest's bytes at the head), never decided from
+// commit authors or markers; and how a difference is named.
 import { describe, expect, it } from '@jest/globals'
 import {
   type BranchChanges,
-  type BranchCommit,
   describeForeign,
+  type ForeignChange,
   foreignChange,
-  GATE_COMMIT_MARKER,
-  type GateWrites
+  type GateWrites,
+  sameAccount
 } from '../../../src/gitops/branch-guard.js'
 
 const MANIFEST = 'tests/docker-v1-0-0.yaml'
-const GATE = 'github-actions[bot]'
-const gateMessage = `Test acme.docker version v1.0.0\n\nCoderTemplateTest x (${MANIFEST}), ${GATE_COMMIT_MARKER}`
+const OLD = 'tests/docker-v0-1-0.yaml'
+const RENDERED = 'apiVersion: coder.com/v1alpha1\nkind: CoderTemplateTest\n'
+const viewer = { login: 'gate-app[bot]', id: 77 }
 
-function commit(sha: string, login: string | null, message = gateMessage): BranchCommit {
-  return { sha, login, authorName: login ?? 'Mallory', message }
-}
-const ours = commit('a1', GATE)
-const earlier = commit('e0', GATE)
-const pushed = commit('f9', 'mallory', 'tweak')
-const pushedByGateToken = commit('f8', GATE, 'a hand-made commit with the gate token')
-const forged = commit('f7', 'mallory')
-const unlinked = commit('f6', null)
-
-const manifestAdded = [{ path: MANIFEST, status: 'added' }]
 const gate: GateWrites = {
-  manifestPaths: [MANIFEST],
-  removals: ['tests/docker-v0-1-0.yaml'],
-  ownCommitSha: 'a1',
-  gateLogin: GATE
+  base: 'gitops',
+  manifests: [{ path: MANIFEST, text: RENDERED }],
+  removals: [OLD],
+  viewer
 }
-const leftover: GateWrites = { ...gate, ownCommitSha: '' }
-
-function changes(commits: BranchCommit[], files = manifestAdded, total = commits.length) {
-  return { commits, totalCommits: total, files } satisfies BranchChanges
+const clean: BranchChanges = {
+  base: 'gitops',
+  openedBy: viewer,
+  files: [{ path: MANIFEST, status: 'added' }],
+  manifestTexts: { [MANIFEST]: RENDERED }
 }
+const withFiles = (...files: BranchChanges['files']) => ({ ...clean, files })
 
 describe('foreignChange', () => {
-  it.each<[string, BranchChanges, GateWrites, ReturnType<typeof foreignChange>]>([
-    ['this run’s commit alone', changes([ours]), gate, null],
+  it.each<[string, BranchChanges, ForeignChange | null]>([
+    ['the manifest alone, as rendered', clean, null],
     [
-      'this run’s commit with its removals',
-      changes([ours], [...manifestAdded, { path: 'tests/docker-v0-1-0.yaml', status: 'removed' }]),
-      gate,
+      'the manifest and the judged removal',
+      withFiles({ path: MANIFEST, status: 'added' }, { path: OLD, status: 'removed' }),
       null
     ],
-    ['an earlier run’s commit, then ours', changes([earlier, ours]), gate, null],
-    ['a leftover branch of gate commits only', changes([earlier]), leftover, null],
-    ['a push after ours', changes([ours, pushed]), gate, { reason: 'commit', commit: pushed }],
     [
-      'a commit with the marker after ours is not ours',
-      changes([ours, commit('a2', GATE)]),
-      gate,
-      { reason: 'commit', commit: commit('a2', GATE) }
-    ],
-    ['a push before ours', changes([pushed, ours]), gate, { reason: 'commit', commit: pushed }],
-    [
-      'a leftover branch with a foreign commit',
-      changes([earlier, pushed]),
-      leftover,
-      { reason: 'commit', commit: pushed }
+      'a re-run: the manifest modified in place to the rendered bytes',
+      withFiles({ path: MANIFEST, status: 'modified' }),
+      null
     ],
     [
-      'the gate’s token without the marker',
-      changes([earlier, pushedByGateToken]),
-      leftover,
-      { reason: 'commit', commit: pushedByGateToken }
+      'the opener by login when the host gives no id',
+      { ...clean, openedBy: { login: 'GATE-APP[bot]', id: null } },
+      null
     ],
     [
-      'the marker from another account',
-      changes([forged]),
-      leftover,
-      { reason: 'commit', commit: forged }
-    ],
-    ['no linked account', changes([unlinked]), leftover, { reason: 'commit', commit: unlinked }],
-    [
-      'no known gate account: only this run’s commit counts',
-      changes([earlier, ours]),
-      { ...gate, gateLogin: null },
-      { reason: 'commit', commit: earlier }
+      'a base changed to another branch',
+      { ...clean, base: 'prod' },
+      { reason: 'base', base: 'prod', expected: 'gitops' }
     ],
     [
-      'a path outside the manifest',
-      changes([ours], [...manifestAdded, { path: 'apps/prod.yaml', status: 'modified' }]),
-      gate,
+      'a pull request another account opened',
+      { ...clean, openedBy: { login: 'mallory', id: 5 } },
+      { reason: 'opened-by', login: 'mallory' }
+    ],
+    [
+      'the same login with another id is another account',
+      { ...clean, openedBy: { login: viewer.login, id: 78 } },
+      { reason: 'opened-by', login: viewer.login }
+    ],
+    [
+      'an opener the host does not name',
+      { ...clean, openedBy: null },
+      { reason: 'opened-by', login: null }
+    ],
+    [
+      'another path',
+      withFiles(
+        { path: MANIFEST, status: 'added' },
+        { path: 'apps/prod.yaml', status: 'modified' }
+      ),
       { reason: 'paths', paths: ['apps/prod.yaml'] }
     ],
     [
-      'a removal that is not this run’s',
-      changes([ours], [...manifestAdded, { path: 'tests/other.yaml', status: 'removed' }]),
-      gate,
+      'a removal the gate did not judge',
+      withFiles(
+        { path: MANIFEST, status: 'added' },
+        { path: 'tests/other.yaml', status: 'removed' }
+      ),
       { reason: 'paths', paths: ['tests/other.yaml'] }
     ],
     [
-      'a removal path that is modified instead',
-      changes([ours], [...manifestAdded, { path: 'tests/docker-v0-1-0.yaml', status: 'modified' }]),
-      gate,
-      { reason: 'paths', paths: ['tests/docker-v0-1-0.yaml'] }
+      'a judged path changed, not removed',
+      withFiles({ path: MANIFEST, status: 'added' }, { path: OLD, status: 'modified' }),
+      { reason: 'paths', paths: [OLD] }
     ],
     [
       'the manifest removed',
-      changes([ours], [{ path: MANIFEST, status: 'removed' }]),
-      gate,
+      { ...withFiles({ path: MANIFEST, status: 'removed' }), manifestTexts: { [MANIFEST]: null } },
       { reason: 'paths', paths: [MANIFEST] }
     ],
     [
-      'more commits than GitHub lists',
-      changes([ours], manifestAdded, 300),
-      gate,
-      { reason: 'too-many-commits', totalCommits: 300 }
+      'a forged commit that rewrites the manifest (marker and e-mail do not matter)',
+      { ...clean, manifestTexts: { [MANIFEST]: `${RENDERED}---\nkind: ClusterRoleBinding\n` } },
+      { reason: 'manifest', path: MANIFEST, found: 'other bytes' }
+    ],
+    [
+      'no manifest at the head',
+      { ...clean, files: [], manifestTexts: { [MANIFEST]: null } },
+      { reason: 'manifest', path: MANIFEST, found: 'missing' }
+    ],
+    [
+      'the base decides first',
+      { ...clean, base: 'prod', openedBy: null, manifestTexts: { [MANIFEST]: null } },
+      { reason: 'base', base: 'prod', expected: 'gitops' }
     ]
-  ])('%s', (_, branch, writes, expected) => {
-    expect(foreignChange(branch, writes)).toEqual(expected)
+  ])('%s', (_name, changes, expected) => {
+    expect(foreignChange(changes, gate)).toEqual(expected)
+  })
+})
+
+describe('foreignChange with one manifest per preset test', () => {
+  const LARGE = 'tests/docker-v1-0-0-large.yaml'
+  const twoTests: GateWrites = {
+    ...gate,
+    manifests: [...gate.manifests, { path: LARGE, text: `${RENDERED}# large\n` }]
+  }
+  const both = withFiles({ path: MANIFEST, status: 'added' }, { path: LARGE, status: 'added' })
+
+  it.each<[string, BranchChanges, ForeignChange | null]>([
+    [
+      'both as rendered',
+      { ...both, manifestTexts: { [MANIFEST]: RENDERED, [LARGE]: `${RENDERED}# large\n` } },
+      null
+    ],
+    [
+      'the second one rewritten',
+      { ...both, manifestTexts: { [MANIFEST]: RENDERED, [LARGE]: RENDERED } },
+      { reason: 'manifest', path: LARGE, found: 'other bytes' }
+    ],
+    [
+      'the second one missing',
+      { ...clean, manifestTexts: { [MANIFEST]: RENDERED } },
+      { reason: 'manifest', path: LARGE, found: 'missing' }
+    ],
+    [
+      'the second one removed',
+      {
+        ...withFiles({ path: MANIFEST, status: 'added' }, { path: LARGE, status: 'removed' }),
+        manifestTexts: { [MANIFEST]: RENDERED, [LARGE]: null }
+      },
+      { reason: 'paths', paths: [LARGE] }
+    ]
+  ])('%s', (_name, changes, expected) => {
+    expect(foreignChange(changes, twoTests)).toEqual(expected)
+  })
+})
+
+describe('sameAccount', () => {
+  it.each<[string, { login: string; id: number | null }, boolean]>([
+    ['the same id', { login: 'renamed', id: 77 }, true],
+    ['another id', { login: viewer.login, id: 1 }, false],
+    ['no id, the same login in another case', { login: 'Gate-App[bot]', id: null }, true],
+    ['no id, another login', { login: 'github-actions[bot]', id: null }, false]
+  ])('%s', (_name, account, expected) => {
+    expect(sameAccount(account, viewer)).toBe(expected)
   })
 })
 
 describe('describeForeign', () => {
-  it.each<[string, Parameters<typeof describeForeign>, string]>([
+  it.each<[ForeignChange, string]>([
+    [{ reason: 'base', base: 'prod', expected: 'gitops' }, 'its base is "prod", not "gitops"'],
     [
-      'a commit with its paths',
-      [{ reason: 'commit', commit: pushed }, ['apps/prod.yaml']],
-      'commit f9 by "mallory", touching apps/prod.yaml'
+      { reason: 'opened-by', login: 'mallory' },
+      'it was opened by "mallory", not by the account of gitops-token'
+    ],
+    [{ reason: 'opened-by', login: null }, 'it was not opened by the account of gitops-token'],
+    [
+      { reason: 'paths', paths: ['a.yaml', 'b.yaml'] },
+      'it changes a.yaml, b.yaml, which the gate did not write'
     ],
     [
-      'an unlinked author by name',
-      [{ reason: 'commit', commit: unlinked }, []],
-      'commit f6 by "Mallory", touching no file'
+      { reason: 'manifest', path: MANIFEST, found: 'missing' },
+      `${MANIFEST} is missing at its head`
     ],
-    ['paths alone', [{ reason: 'paths', paths: ['a', 'b'] }], 'changes to a, b'],
     [
-      'too many commits',
-      [{ reason: 'too-many-commits', totalCommits: 300 }],
-      '300 commits since it left the base branch, more than the gate writes'
+      { reason: 'manifest', path: MANIFEST, found: 'other bytes' },
+      `${MANIFEST} at its head holds other bytes than the manifest this run renders`
     ]
-  ])('%s', (_, args, expected) => {
-    expect(describeForeign(...args)).toBe(expected)
+  ])('%j', (change, expected) => {
+    expect(describeForeign(change)).toBe(expected)
   })
 })

@@ -9,7 +9,7 @@ import {
   type OpenedPullRequest,
   openGatePullRequest
 } from '../../../src/steps/pull-request.js'
-import { MemoryGitHost } from '../../gitops/memory/host.js'
+import { MemoryGitHost, MemoryHostError } from '../../gitops/memory/host.js'
 import {
   commitInput,
   GATE_BRANCH,
@@ -150,12 +150,14 @@ describe('merge step', () => {
     expect(result.ok).toBe(false)
     if (result.ok) return
     expect(result.failure.kind).toBe('foreign-change')
-    expect(result.failure.message).toContain('by "mallory", touching apps/prod.yaml')
+    expect(result.failure.message).toContain(
+      'it changes apps/prod.yaml, which the gate did not write'
+    )
     expect(host.git.branches.get('main')).toBe(base)
     expect(host.pull(1).merged).toBe(false)
   })
 
-  it('auto: a foreign push while waiting turns auto-merge off and names the commit', async () => {
+  it('auto: a foreign push while waiting turns auto-merge off and names the path', async () => {
     const host = new MemoryGitHost()
     const world = await opened(host, 'auto')
     host.requirementsMet = false
@@ -167,7 +169,8 @@ describe('merge step', () => {
     expect(result.ok).toBe(false)
     if (result.ok) return
     expect(result.failure.kind).toBe('foreign-change')
-    expect(result.failure.message).toContain(`commit ${pushed}`)
+    expect(pushed).not.toBe('')
+    expect(result.failure.message).toContain('it changes apps/prod.yaml')
     expect(result.facts).toMatchObject({ autoMergeOff: true })
     expect(host.pull(1).autoMerge).toBeNull()
   })
@@ -181,5 +184,64 @@ describe('merge step', () => {
     await expect(mergeOf(world, context)).rejects.toThrow('cancelled')
     expect(host.calls).toContain('disableAutoMerge')
     expect(host.pull(1)).toMatchObject({ merged: false, autoMerge: null })
+  })
+
+  it.each<[string, (host: MemoryGitHost) => void]>([
+    [
+      'an error during the wait (a 5xx after the retries, a 401)',
+      (host) => {
+        host.onWaitRead = () => {
+          throw new Error('GitHub answered 502')
+        }
+      }
+    ],
+    [
+      'a lost answer to enablePullRequestAutoMerge that landed',
+      (host) => {
+        const request = host.requestMerge
+        host.requestMerge = async (merge, call) => {
+          await request(merge, call)
+          throw new Error('no answer from GitHub (time limit)')
+        }
+      }
+    ],
+    [
+      'the deadline',
+      (host) => {
+        host.onWaitRead = () => {
+          throw new MemoryHostError('merge-timeout', 'open')
+        }
+      }
+    ]
+  ])('auto: %s turns auto-merge off', async (_name, fault) => {
+    const host = new MemoryGitHost()
+    const world = await opened(host, 'auto')
+    host.requirementsMet = false
+    fault(host)
+    const result = await mergeOf(world)
+    expect(result.ok).toBe(false)
+    if (result.ok) return
+    expect(result.facts).toMatchObject({ autoMergeOff: true })
+    expect(host.pull(1).autoMerge).toBeNull()
+  })
+
+  it('auto: when turning auto-merge off fails, the advice says it is on and how to turn it off', async () => {
+    const host = new MemoryGitHost()
+    const world = await opened(host, 'auto')
+    host.requirementsMet = false
+    host.canDisableAutoMerge = false
+    host.onWaitRead = () => {
+      throw new Error('GitHub answered 401')
+    }
+    const { context, warnings } = stepContext()
+    const result = await mergeOf(world, context)
+    expect(result.ok).toBe(false)
+    if (result.ok) return
+    expect(result.facts).toMatchObject({ autoMergeOff: false })
+    const command = `gh pr merge 1 --repo ${host.repository} --disable-auto`
+    expect(result.failure.advice?.[0]).toBe(
+      `Auto-merge is still on: turn it off with \`${command}\`.`
+    )
+    expect(warnings.join('\n')).toContain(command)
   })
 })

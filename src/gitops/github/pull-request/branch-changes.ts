@@ -1,29 +1,56 @@
-// The gate's branch against its base, read through the compare API (REST "Compare two commits":
-// `GET /repos/{o}/{r}/compare/{base}...{head}`, commits since the merge base, oldest first, at most
-// 250, and the diff of merge base to head), and the one refusal that follows from it: a change the
-// gate did not write. Also turns auto-merge off when no run watches any more.
+// The gate's pull request as GitHub shows it at the head about to be merged: its base and who
+// opened it (REST "Get a pull request"), the tree diff of the merge base with that head (REST
+// "Compare two commits", `GET /repos/{o}/{r}/compare/{base}...{head}`), the manifest's bytes there,
+// and the token's own account (GraphQL `viewer`). branch-guard.ts decides from them. Also turns
+// auto-merge off when no run watches any more.
 import {
-  describeForeign,
   type BranchChanges,
+  describeForeign,
   ForeignChangeError,
   foreignChange,
   type GateWrites
 } from '../../branch-guard.js'
 import { type GitHubCall, githubCall, repoOf } from '../client/call.js'
+import { readFileAt } from '../commit/read-file.js'
 import { GITOPS_TOKEN } from './wait-for-merge.js'
 
 export interface GuardBranchInput extends GitHubCall {
-  base: string
+  /** The pull request whose base and opener are read. */
+  number: number
   /** The branch name, for the message. */
   branch: string
   /** The head commit that is about to be merged. */
   headSha: string
-  gate: GateWrites
+  gate: Omit<GateWrites, 'viewer'>
 }
 
-export async function readBranchChanges(
-  input: GitHubCall & { base: string; head: string }
-): Promise<BranchChanges> {
+export interface Viewer {
+  login: string
+  id: number | null
+}
+
+const VIEWER = `query Viewer { viewer { login databaseId } }`
+
+/**
+ * The token's own account. GraphQL `viewer` answers for user and App installation tokens alike
+ * (guess, for installation tokens: the App's bot account, `<app-slug>[bot]`), where GET /user
+ * answers 403 to an installation token (actions/create-github-app-token#258).
+ */
+export async function readViewer(input: GitHubCall): Promise<Viewer> {
+  const data = await githubCall(
+    input,
+    GITOPS_TOKEN,
+    'reading the account of the token',
+    (request) =>
+      input.octokit.graphql<{ viewer: { login: string; databaseId?: number | null } }>(VIEWER, {
+        request
+      })
+  )
+  return { login: data.viewer.login, id: data.viewer.databaseId ?? null }
+}
+
+/** The files of the tree diff base...head (at most 300 in one answer: more than the gate writes). */
+async function diffFiles(input: GitHubCall & { base: string; head: string }) {
   const { data } = await githubCall(
     input,
     GITOPS_TOKEN,
@@ -32,37 +59,50 @@ export async function readBranchChanges(
       input.octokit.rest.repos.compareCommitsWithBasehead({
         ...repoOf(input),
         basehead: `${input.base}...${input.head}`,
-        // At most 100 a page (REST docs); the gate writes far fewer, more fail as too many.
         per_page: 100,
         request
       })
   )
+  return (data.files ?? []).map((file) => ({ path: file.filename, status: file.status }))
+}
+
+export async function readBranchChanges(
+  input: GitHubCall & { number: number; head: string; manifestPaths: string[] }
+): Promise<BranchChanges> {
+  const { data: pr } = await githubCall(
+    input,
+    GITOPS_TOKEN,
+    `reading pull request #${input.number}`,
+    (request) =>
+      input.octokit.rest.pulls.get({ ...repoOf(input), pull_number: input.number, request })
+  )
+  const base = pr.base.ref
   return {
-    commits: data.commits.map((commit) => ({
-      sha: commit.sha,
-      login: commit.author?.login ?? null,
-      authorName: commit.commit.author?.name ?? '',
-      message: commit.commit.message,
-      parents: commit.parents.map((parent) => parent.sha)
-    })),
-    totalCommits: data.total_commits,
-    files: (data.files ?? []).map((file) => ({ path: file.filename, status: file.status }))
+    base,
+    openedBy: pr.user ? { login: pr.user.login, id: pr.user.id ?? null } : null,
+    files: await diffFiles({ ...input, base, head: input.head }),
+    manifestTexts: Object.fromEntries(
+      await Promise.all(
+        input.manifestPaths.map(
+          async (path) => [path, await readFileAt({ ...input, ref: input.head, path })] as const
+        )
+      )
+    )
   }
 }
 
-/** Throws ForeignChangeError when headSha holds anything the gate did not write. */
-export async function guardGateBranch(input: GuardBranchInput): Promise<void> {
-  const changes = await readBranchChanges({ ...input, head: input.headSha })
-  const found = foreignChange(changes, input.gate)
-  if (!found) return
-  let paths: string[] | null = null
-  const parent = found.reason === 'commit' ? found.commit.parents?.[0] : undefined
-  if (found.reason === 'commit' && parent) {
-    // The foreign commit's own paths: the compare of its first parent with it.
-    const own = await readBranchChanges({ ...input, base: parent, head: found.commit.sha })
-    paths = own.files.map((file) => file.path)
-  }
-  throw new ForeignChangeError(input.branch, describeForeign(found, paths))
+/** Throws ForeignChangeError when the pull request at headSha is not exactly the gate's change. */
+export async function guardGateBranch(
+  input: GuardBranchInput & { viewer?: Viewer }
+): Promise<void> {
+  const viewer = input.viewer ?? (await readViewer(input))
+  const changes = await readBranchChanges({
+    ...input,
+    head: input.headSha,
+    manifestPaths: input.gate.manifests.map((m) => m.path)
+  })
+  const found = foreignChange(changes, { ...input.gate, viewer })
+  if (found) throw new ForeignChangeError(input.branch, describeForeign(found))
 }
 
 const DISABLE_AUTO_MERGE = `mutation DisableAutoMerge($input: DisablePullRequestAutoMergeInput!) {

@@ -24,13 +24,21 @@ import {
   pullRequestState
 } from './state.js'
 import type { MergeRequested } from '../../host.js'
-import { closedError, GITOPS_TOKEN, MAX_PAUSE_MS, type PullJson } from './wait-for-merge.js'
+import {
+  checkBase,
+  closedError,
+  GITOPS_TOKEN,
+  MAX_PAUSE_MS,
+  type PullJson
+} from './wait-for-merge.js'
 
 export interface RequestMergeInput extends GitHubCall {
   /** headSha: the head the gate checked; GitHub merges only that commit. */
   pullRequest: { number: number; nodeId: string; url?: string; headSha: string }
   strategy: MergeStrategy
   method: MergeMethod
+  /** gitops-branch: a pull request into another base is never merged (wait-for-merge.ts). */
+  expectedBase?: string
   /** Epoch ms: `immediate` retries a merge that GitHub does not allow yet until then. */
   deadline: number
   /** First pause between merge attempts; doubles up to 30 s. Default 2000. */
@@ -79,6 +87,7 @@ export async function requestMerge(input: RequestMergeInput): Promise<MergeReque
     // meanwhile: the pull request itself tells which, not GitHub's sentence.
     const { data: pr } = await readPull(input)
     const state = pullRequestState(pr)
+    checkBase(pr, state === 'merged', input.expectedBase)
     if (headMoved(input, pr)) throw headMovedError(input, pr, reason)
     if (state === 'merged') return { kind: 'merged', mergeCommitSha: pr.merge_commit_sha ?? '' }
     if (state === 'closed') throw await closedError(input, pr)
@@ -107,6 +116,7 @@ async function mergeWhenAllowed(input: RequestMergeInput): Promise<MergeRequeste
   for (let attempt = 1; ; attempt++) {
     const { data: pr } = await readPull(input)
     const state = pullRequestState(pr)
+    checkBase(pr, state === 'merged', input.expectedBase)
     if (state === 'merged') return { kind: 'merged', mergeCommitSha: pr.merge_commit_sha ?? '' }
     if (state === 'closed') throw await closedError(input, pr)
     // A push since the check: never reported as a conflict, never merged.

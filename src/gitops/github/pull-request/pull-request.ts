@@ -1,6 +1,8 @@
 // Pull-request mode (Kargo's git-open-pr, git-merge-pr and git-wait-for-pr are the model): open or
 // reuse the pull request of the gate's branch, have it merged as pull-request-merge says, and wait
 // for the merge with conditional requests. The decisions live in pull-request-state.ts.
+import { readViewer } from './branch-changes.js'
+import { describeForeign, ForeignChangeError, sameAccount } from '../../branch-guard.js'
 import {
   type GitHubCall,
   githubCall,
@@ -39,7 +41,7 @@ type PullListItem = Awaited<ReturnType<GitOpsOctokit['rest']['pulls']['list']>>[
 export async function openPullRequest(input: OpenPullRequestInput): Promise<HostPullRequest> {
   const tipSha = await branchTip(input)
   const existing = await findPullRequest(input, tipSha)
-  if (existing) return withLabels(input, existing)
+  if (existing) return withLabels(input, await ownOnly(input, existing))
   try {
     const { data } = await input.octokit.rest.pulls.create({
       ...repoOf(input),
@@ -55,7 +57,7 @@ export async function openPullRequest(input: OpenPullRequestInput): Promise<Host
     // resolved by reading it, so its text does not matter.
     if (!input.signal?.aborted && githubError(error)?.status === 422) {
       const again = await findPullRequest(input, tipSha)
-      if (again?.pullRequest.state === 'open') return withLabels(input, again)
+      if (again?.pullRequest.state === 'open') return withLabels(input, await ownOnly(input, again))
     }
     const doing = `opening a pull request from ${input.head} into ${input.base}`
     throw userError(error, input, GITOPS_TOKEN, doing)
@@ -82,7 +84,24 @@ async function branchTip(input: OpenPullRequestInput): Promise<string> {
   }
 }
 
+/**
+ * A pull request that another account opened from the gate's branch is never reused, nor merged:
+ * the gate cannot open a second one for the same head and base, so the run fails and names it.
+ */
+async function ownOnly(input: OpenPullRequestInput, existing: Found): Promise<Found> {
+  const viewer = await readViewer(input)
+  const { openedBy, pullRequest } = existing
+  if (openedBy !== null && sameAccount(openedBy, viewer)) return existing
+  const found = describeForeign({ reason: 'opened-by', login: openedBy?.login ?? null })
+  throw new ForeignChangeError(
+    input.head,
+    `pull request #${pullRequest.number} (${pullRequest.url}): ${found}`
+  )
+}
+
 interface Found {
+  /** Who opened it. */
+  openedBy: { login: string; id: number | null } | null
   pullRequest: HostPullRequest
   /** Its labels, lower case. */
   labels: string[]
@@ -126,7 +145,8 @@ function found(pr: PullListItem | PullJson, reused: boolean): Found {
       merged: pullRequestState(pr) === 'merged',
       reused
     },
-    labels: pr.labels.map((label) => label.name.toLowerCase())
+    labels: pr.labels.map((label) => label.name.toLowerCase()),
+    openedBy: pr.user ? { login: pr.user.login, id: pr.user.id ?? null } : null
   }
 }
 

@@ -2,6 +2,7 @@
 // (If-None-Match; a 304 costs no rate limit) with a growing pause, until it is merged (the merge
 // commit), closed without merge, or the deadline passes.
 import { backoff } from '../../../timing/backoff.js'
+import { describeForeign, ForeignChangeError } from '../../branch-guard.js'
 import {
   callClock,
   type GitHubCall,
@@ -49,6 +50,18 @@ export interface WaitForMergeInput extends GitHubCall {
    * (auto-merge stays on for a push with write access, so GitHub would merge that push).
    */
   expectedHeadSha?: string
+  /**
+   * gitops-branch: a pull request whose base is another branch is never the gate's change, merged
+   * or not (GitHub keeps auto-merge on when a writer changes the base; see the issue's report).
+   */
+  expectedBase?: string
+}
+
+/** Throws ForeignChangeError when the pull request's base is not the one the gate opened it into. */
+export function checkBase(pr: Pick<PullJson, 'base' | 'head'>, merged: boolean, base?: string) {
+  if (base === undefined || pr.base.ref === base) return
+  const found = describeForeign({ reason: 'base', base: pr.base.ref, expected: base })
+  throw new ForeignChangeError(pr.head.ref, found, merged)
 }
 
 export type { MergedPullRequest } from '../../host.js'
@@ -69,6 +82,7 @@ export async function waitForMerge(input: WaitForMergeInput): Promise<MergedPull
     } else unchanged += 1
     const pr = last!.data
     const state = pullRequestState(pr)
+    checkBase(pr, state === 'merged', input.expectedBase)
     if (state === 'merged') {
       return {
         number: pr.number,

@@ -1,12 +1,12 @@
-// guardGateBranch and disableAutoMerge against the GitHub sandbox over real HTTP: the compare API
-// tells the gate's own commits (written here by commitChange, as the commit step writes them) from
-// a push by anyone else.
+// guardGateBranch and disableAutoMerge against the GitHub sandbox over real HTTP: the pull request
+// is judged by its base, its opener (GraphQL viewer) and the content of base...head, never by
+// commit authors or markers.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import {
   disableAutoMerge,
-  guardGateBranch
+  guardGateBranch,
+  readViewer
 } from '../../../../src/gitops/github/pull-request/branch-changes.js'
-import { GATE_COMMIT_MARKER } from '../../../../src/gitops/branch-guard.js'
 import { commitChange } from '../../../../src/gitops/github/commit/change.js'
 import { createGitOpsOctokit } from '../../../../src/gitops/github/client/octokit.js'
 import {
@@ -18,7 +18,8 @@ import { startGitHubSandbox, type GitHubSandbox } from '../../../sandbox/github/
 const OWNER = 'acme'
 const BRANCH = 'coder-template-gate/docker-v2'
 const MANIFEST = 'coder-template-tests/docker-v2.yaml'
-const GATE = 'github-actions[bot]'
+const RENDERED = 'kind: X\n'
+const MARKER = 'written by coder-template-gate.'
 
 let sandbox: GitHubSandbox
 let counter = 0
@@ -31,62 +32,109 @@ afterAll(async () => {
   await sandbox.close()
 })
 
-const octokit = () =>
-  createGitOpsOctokit({ token: sandbox.token, baseUrl: sandbox.url, delayUnitMs: 1, retries: 1 })
+const octokit = (token = sandbox.token) =>
+  createGitOpsOctokit({ token, baseUrl: sandbox.url, delayUnitMs: 1, retries: 1 })
 
-/** A repository whose gate branch holds the gate's commit; returns it and that commit. */
-async function gateBranch(settings = {}): Promise<{ repo: string; sha: string }> {
+/** A repository whose gate branch holds the gate's commit and its pull request into main. */
+async function gateBranch(
+  settings = {}
+): Promise<{ repo: string; number: number; nodeId: string }> {
   counter += 1
   const repo = `guard-${counter}`
   sandbox.createRepo(OWNER, repo, { defaultBranch: 'main', settings })
   sandbox.writeFile(OWNER, repo, 'main', 'apps/prod.yaml', 'replicas: 1\n')
-  const outcome = await commitChange({
-    octokit: octokit(),
-    owner: OWNER,
-    repo,
+  sandbox.createBranch(OWNER, repo, 'prod', 'main')
+  const call = { octokit: octokit(), owner: OWNER, repo }
+  await commitChange({
+    ...call,
     branch: BRANCH,
     baseBranch: 'main',
-    manifests: [{ path: MANIFEST, content: 'kind: X\n', isSame: () => true }],
+    manifests: [{ path: MANIFEST, content: RENDERED, isSame: () => true }],
     deletions: [],
-    message: `Test acme.docker version v2\n\nCoderTemplateTest x (${MANIFEST}), ${GATE_COMMIT_MARKER}`
+    message: `Test acme.docker version v2\n\nCoderTemplateTest x (${MANIFEST}), ${MARKER}`
   })
-  return { repo, sha: outcome.commitSha }
+  const pr = await openPullRequest({
+    ...call,
+    head: BRANCH,
+    base: 'main',
+    title: 't',
+    body: 'b',
+    labels: []
+  })
+  return { repo, number: pr.number, nodeId: pr.nodeId }
 }
 
-function guard(repo: string, ownCommitSha: string, gateLogin: string | null = GATE) {
+function guard(repo: string, number: number) {
   return guardGateBranch({
     octokit: octokit(),
     owner: OWNER,
     repo,
-    base: 'main',
+    number,
     branch: BRANCH,
     headSha: sandbox.branchHead(OWNER, repo, BRANCH)!,
-    gate: { manifestPaths: [MANIFEST], removals: [], ownCommitSha, gateLogin }
+    gate: { base: 'main', manifests: [{ path: MANIFEST, text: RENDERED }], removals: [] }
   })
 }
 
 describe('guardGateBranch', () => {
-  it('passes the gate’s own commit, this run’s or a leftover one, while main moves on', async () => {
-    const { repo, sha } = await gateBranch()
+  it('passes the gate’s own change while main moves on', async () => {
+    const { repo, number } = await gateBranch()
     sandbox.writeFile(OWNER, repo, 'main', 'apps/other.yaml', 'x\n')
-    await expect(guard(repo, sha)).resolves.toBeUndefined()
-    await expect(guard(repo, '')).resolves.toBeUndefined()
+    await expect(guard(repo, number)).resolves.toBeUndefined()
   })
 
-  it('names a pushed commit: its SHA, its author and the paths it touches', async () => {
-    const { repo, sha } = await gateBranch()
-    const foreign = sandbox.writeFile(OWNER, repo, BRANCH, 'apps/prod.yaml', 'replicas: 9\n')
-    const refused = guard(repo, sha)
+  it('names a pushed path', async () => {
+    const { repo, number } = await gateBranch()
+    sandbox.writeFile(OWNER, repo, BRANCH, 'apps/prod.yaml', 'replicas: 9\n')
+    const refused = guard(repo, number)
     await expect(refused).rejects.toMatchObject({ name: 'ForeignChangeError', branch: BRANCH })
-    await expect(refused).rejects.toThrow(
-      `commit ${foreign} by "other-writer", touching apps/prod.yaml`
-    )
-    await expect(refused).rejects.toThrow('delete the branch')
+    await expect(refused).rejects.toThrow('it changes apps/prod.yaml, which the gate did not write')
   })
 
-  it('refuses a leftover branch whose gate commit another account wrote', async () => {
+  it('refuses a commit with the marker and the gate’s account that rewrites the manifest', async () => {
+    const { repo, number } = await gateBranch()
+    sandbox.writeFile(
+      OWNER,
+      repo,
+      BRANCH,
+      MANIFEST,
+      `${RENDERED}---\nkind: Secret\n`,
+      `forged\n\n${MARKER}`,
+      'github-actions[bot]'
+    )
+    await expect(guard(repo, number)).rejects.toThrow(
+      `${MANIFEST} at its head holds other bytes than the manifest this run renders`
+    )
+  })
+
+  it('names a base that another writer changed', async () => {
+    const { repo, number } = await gateBranch()
+    sandbox.changePullRequestBase(OWNER, repo, number, 'prod')
+    await expect(guard(repo, number)).rejects.toThrow('its base is "prod", not "main"')
+  })
+
+  it('refuses a pull request that another account opened', async () => {
     const { repo } = await gateBranch()
-    await expect(guard(repo, '', 'someone-else')).rejects.toThrow(/commit [0-9a-f]{40} by/)
+    sandbox.closePullRequest(OWNER, repo, 1)
+    const theirs = sandbox.openPullRequest(OWNER, repo, {
+      head: BRANCH,
+      base: 'main',
+      login: 'mallory'
+    })
+    await expect(guard(repo, theirs)).rejects.toThrow('it was opened by "mallory"')
+  })
+})
+
+describe('readViewer', () => {
+  it('names the account of an App installation token, which GET /user refuses', async () => {
+    const token = 'app-token'
+    sandbox.addToken(token, { login: 'gate-app[bot]', kind: 'installation' })
+    const viewer = await readViewer({ octokit: octokit(token), owner: OWNER, repo: 'any' })
+    expect(viewer.login).toBe('gate-app[bot]')
+    expect(viewer.id).toEqual(expect.any(Number))
+    await expect(octokit(token).rest.users.getAuthenticated()).rejects.toMatchObject({
+      status: 403
+    })
   })
 })
 
@@ -103,6 +151,7 @@ describe('disableAutoMerge', () => {
       body: 'b',
       labels: []
     })
+    expect(pr.reused).toBe(true)
     await requestMerge({
       ...call,
       pullRequest: pr,

@@ -138,12 +138,26 @@ describe('openPullRequest', () => {
     expect(second).toMatchObject({ number: first.number + 1, state: 'open', reused: false })
   })
 
+  it('a pull request that another account opened from the gate’s branch is named, never reused', async () => {
+    const repo = repoWithBranch()
+    const theirs = sandbox.openPullRequest(OWNER, repo, { head: BRANCH, login: 'mallory' })
+    const refused = open(repo, ['gate'])
+    await expect(refused).rejects.toMatchObject({ name: 'ForeignChangeError' })
+    await expect(refused).rejects.toThrow(`pull request #${theirs} `)
+    await expect(refused).rejects.toThrow('it was opened by "mallory"')
+    expect(sandbox.pullRequest(OWNER, repo, theirs)!.labels).toEqual([])
+  })
+
   it('422 "already exists" from a concurrent run is resolved by reading that pull request', async () => {
     const repo = repoWithBranch()
     let raced = 0
     const stop = sandbox.beforeRequest((method, path) => {
       if (method === 'POST' && path === `/repos/${OWNER}/${repo}/pulls` && raced++ === 0) {
-        sandbox.openPullRequest(OWNER, repo, { head: BRANCH, title: 'the other run' })
+        sandbox.openPullRequest(OWNER, repo, {
+          head: BRANCH,
+          title: 'the other run',
+          login: 'github-actions[bot]'
+        })
       }
     })
     try {
@@ -400,6 +414,41 @@ describe('requestMerge: immediate and manual', () => {
     expect(sandbox.pullRequest(OWNER, repo, pr.number)!.state).toBe('open')
   })
 
+  it('immediate: a base changed while GitHub says not yet is never merged into it', async () => {
+    const repo = repoWithBranch()
+    sandbox.createBranch(OWNER, repo, 'prod', 'main')
+    sandbox.addRuleset(OWNER, repo, { requiredStatusChecks: ['ci'] })
+    sandbox.setRepoSettings(OWNER, repo, { checksDurationMs: 3_600_000 })
+    const pr = await open(repo)
+    let moved = false
+    const stop = sandbox.beforeRequest((method, path) => {
+      if (!moved && method === 'PUT' && path.endsWith('/merge')) {
+        moved = true
+        setTimeout(() => sandbox.changePullRequestBase(OWNER, repo, pr.number, 'prod'), 0)
+      }
+    })
+    try {
+      const refused = requestMerge({
+        octokit: octokit(),
+        owner: OWNER,
+        repo,
+        pullRequest: pr,
+        strategy: 'immediate',
+        method: 'merge',
+        deadline: soon(10_000),
+        pollMs: 20,
+        expectedBase: 'main'
+      })
+      await expect(refused).rejects.toThrow('its base is "prod", not "main"')
+      expect(sandbox.pullRequest(OWNER, repo, pr.number)!.merged).toBe(false)
+      expect(
+        sandbox.readFile(OWNER, repo, 'prod', 'coder-template-tests/docker-v2.yaml')
+      ).toBeNull()
+    } finally {
+      stop()
+    }
+  })
+
   it('a pull request closed meanwhile fails naming who closed it', async () => {
     const repo = repoWithBranch()
     const pr = await open(repo)
@@ -457,6 +506,36 @@ describe('waitForMerge', () => {
     })
     await expect(waiting).rejects.toMatchObject({ name: 'MergeRefusedError', kind: 'head-moved' })
     expect(sandbox.pullRequest(OWNER, repo, pr.number)!.merged).toBe(false)
+  })
+
+  it('a base changed by another writer fails the wait as a foreign change; auto-merge stays on at GitHub', async () => {
+    const repo = repoWithBranch({ allowAutoMerge: true })
+    sandbox.createBranch(OWNER, repo, 'prod', 'main')
+    sandbox.addRuleset(OWNER, repo, {
+      requirePullRequest: { requiredApprovingReviewCount: 1 },
+      include: ['refs/heads/main', 'refs/heads/prod']
+    })
+    const pr = await open(repo)
+    expect(await merge(repo, pr, 'auto')).toEqual({ kind: 'auto-merge-enabled' })
+    setTimeout(() => sandbox.changePullRequestBase(OWNER, repo, pr.number, 'prod'), 100)
+    const waiting = waitForMerge({
+      octokit: octokit(),
+      owner: OWNER,
+      repo,
+      number: pr.number,
+      deadline: soon(10_000),
+      pollMs: 20,
+      expectedHeadSha: pr.headSha,
+      expectedBase: 'main'
+    })
+    await expect(waiting).rejects.toMatchObject({ name: 'ForeignChangeError', merged: false })
+    await expect(waiting).rejects.toThrow('its base is "prod", not "main"')
+    // As GitHub does: a base change by a writer keeps auto-merge on; the step turns it off.
+    expect(sandbox.pullRequest(OWNER, repo, pr.number)).toMatchObject({
+      base: 'prod',
+      merged: false
+    })
+    expect(sandbox.pullRequest(OWNER, repo, pr.number)!.autoMerge).not.toBeNull()
   })
 
   it('a pull request closed without merge fails the wait and names who closed it', async () => {

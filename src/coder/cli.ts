@@ -46,7 +46,7 @@ export function cliDownloadName(platform: string, arch: string): string {
   const coderArch = ARCH_BY_NODE_ARCH[arch]
   if (!os || !coderArch || (os === 'windows' && coderArch === 'armv7')) {
     throw new Error(
-      `Coder serves no CLI for runner platform ${platform}/${arch} (coder-cli.md §4 lists linux, darwin and windows on x64, arm64 and, for linux, arm). Set the coder-cli input to a coder binary.`
+      `Coder serves no CLI for runner platform ${platform}/${arch} (it serves linux, darwin and windows on x64 and arm64, and linux on arm). Set the coder-cli input to a coder binary.`
     )
   }
   return `coder-${os}-${coderArch}${os === 'windows' ? '.exe' : ''}`

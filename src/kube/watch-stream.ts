@@ -17,7 +17,7 @@ export function feed(w: Waiter, state: WatchState, event: WatchEvent): Step {
 export function forbiddenMessage(status: number, action: string, detail: string): string {
   return status === 401
     ? `the Kubernetes API server rejected the credentials (401) trying to ${action}: check the kubeconfig's user`
-    : `the kubeconfig's user may not ${action} (403 Forbidden: ${detail}); grant get, list and watch on codertemplatetests.coder.com (coder-k8s-api.md §3)`
+    : `the kubeconfig's user may not ${action} (403 Forbidden: ${detail}); grant get, list and watch on codertemplatetests.coder.com (config/rbac/gate-role.yaml)`
 }
 
 /** One watch, until the reducer's next step is not to keep watching; rejects on abort or a 401/403. */

@@ -205,7 +205,7 @@ function missingTemplate(
     return { value, problems: [`${missing}, so it has no active version to verify.`] }
   if (createTemplate) {
     context.log.warning(
-      `Template "${template}" does not exist in ${value.organization}: create-template is true, so the push creates it, and Coder makes its first version active before any test (coder-cli.md §1.5). That version goes live untested.`
+      `Template "${template}" does not exist in ${value.organization}: create-template is true, so the push creates it, and Coder makes its first version active before any test. That version goes live untested.`
     )
     return { value, problems: [] }
   }

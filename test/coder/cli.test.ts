@@ -33,7 +33,7 @@ const binRequests = (): string[] =>
   sandbox.requests.filter((r) => r.path.startsWith('/bin/')).map((r) => r.path)
 
 describe('resolveCoderCli', () => {
-  it('maps runner platforms as coder-cli.md §4', () => {
+  it('maps runner platforms as Coder serves its CLI', () => {
     expect(cliDownloadName('linux', 'x64')).toBe('coder-linux-amd64')
     expect(cliDownloadName('linux', 'arm')).toBe('coder-linux-armv7')
     expect(cliDownloadName('darwin', 'arm64')).toBe('coder-darwin-arm64')

@@ -14,20 +14,6 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const UNREADABLE =
   /interface\.md|coder-k8s-api\.md|coder-cli\.md|health-rules\.md|action-ecosystem\.md|coder-api-subset|shared\/(?:reference|design|seed)|gitops-promotion-gate|\bissue [0-9]+|§/i
 
-/**
- * Lines that still cite a note, inside a message the action prints, by file and the cited text.
- * Changing a message is a change of behaviour with tests of its own, so they wait for that change;
- * the list only shrinks: an entry whose line is gone fails the test.
- */
-const IN_MESSAGES: readonly [file: string, text: string][] = [
-  ['src/coder/cli.ts', '(coder-cli.md §4 lists linux, darwin and windows'],
-  ['src/kube/watch-stream.ts', 'on codertemplatetests.coder.com (coder-k8s-api.md §3)'],
-  [
-    'src/steps/preflight.ts',
-    'before any test (coder-cli.md §1.5). That version goes live untested.'
-  ]
-]
-
 interface Citation {
   file: string
   line: number
@@ -43,9 +29,6 @@ function unreadableCitations(files: string[]): Citation[] {
   )
 }
 
-const isKnownMessage = (citation: Citation): boolean =>
-  IN_MESSAGES.some(([file, text]) => citation.file === file && citation.text.includes(text))
-
 describe('src/ cites what a reader of the repository can open', () => {
   const found = unreadableCitations(sourceFiles(ROOT, 'src'))
 
@@ -54,20 +37,9 @@ describe('src/ cites what a reader of the repository can open', () => {
   })
 
   it('cites no note outside the repository, no issue number and no bare §', () => {
-    const shown = found
-      .filter((citation) => !isKnownMessage(citation))
-      .map(({ file, line, text }) => `${file}:${line}: ${text.trim()}`)
+    const shown = found.map(({ file, line, text }) => `${file}:${line}: ${text.trim()}`)
     expect(shown).toEqual([])
   })
-
-  it.each(IN_MESSAGES)(
-    '%s still holds the listed message (else drop it from the list)',
-    (file, text) => {
-      expect(found.some((citation) => citation.file === file && citation.text.includes(text))).toBe(
-        true
-      )
-    }
-  )
 })
 
 describe('the pattern', () => {

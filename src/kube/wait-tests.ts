@@ -1,5 +1,5 @@
-// Wait until every CoderTemplateTest of a set (the preset tests of one version) is final or past its
-// own deadline, with ONE list and ONE watch of the namespace's collection at a time for the whole
+// Wait until every CoderTemplateTest of a set (the preset tests of one version) is final, deleted
+// before it was final, or past its own deadline, with ONE list and ONE watch of the namespace's collection at a time for the whole
 // set (watch-set.ts decides). A request count that does not grow with the number of tests: the API
 // server sends the events of all of them down the one stream. RBAC as for one test: list and watch
 // on codertemplatetests (config/rbac/). The Watch is client-node's
@@ -13,10 +13,12 @@ import { KubeAbortError, kubeRequest, statusMessage } from './request.js'
 import { eventOfWatchEnd } from './watch-state.js'
 import {
   advanceSet,
+  hasEnded,
   type SetEvent,
   type SetRules,
   type SetState,
   type SetStep,
+  type Sight,
   setDeadline,
   startSet
 } from './watch-set.js'
@@ -33,11 +35,14 @@ export interface SetWaitOptions extends Omit<WaitOptions, 'name' | 'onObserved'>
   onObserved?: (name: string, test: CoderTemplateTest | null) => void
 }
 
-/** How each test of the set ended: final, or not before its deadline (never seen: sync). */
+/**
+ * How each test of the set ended: final, deleted before it was final (`last` is the last read
+ * before), or not before its deadline (never seen: sync).
+ */
 export interface SetOutcome {
   name: string
   last: CoderTemplateTest | null
-  ending: 'final' | 'sync-timeout' | 'wait-timeout'
+  ending: 'final' | 'deleted' | 'sync-timeout' | 'wait-timeout'
 }
 
 interface SetWaiter {
@@ -126,15 +131,12 @@ async function list(w: SetWaiter): Promise<SetEvent> {
 }
 
 /**
- * At the end, when a test is not final: one more LIST, because a silently dropped watch can hide a
- * final state until the inactivity limit. A failed read keeps what the watch saw.
+ * At the end, when a test has not ended: one more LIST, because a silently dropped watch can hide a
+ * final state (or a deletion) until the inactivity limit. A failed read keeps what the watch saw.
  */
 async function finalList(w: SetWaiter, state: SetState): Promise<SetState> {
-  const allFinal = w.rules.names.every((name) => {
-    const last = state.sights[name]?.last
-    return last && state.sights[name]?.present && w.rules.isFinal(last)
-  })
-  if (allFinal) return state
+  const allEnded = w.rules.names.every((name) => hasEnded(state.sights[name] as Sight, w.rules))
+  if (allEnded) return state
   const event = await list(w)
   if (event.type !== 'listed') return state
   return feed(w, state, event).state
@@ -142,14 +144,11 @@ async function finalList(w: SetWaiter, state: SetState): Promise<SetState> {
 
 function outcomes(w: SetWaiter, state: SetState): SetOutcome[] {
   return w.rules.names.map((name) => {
-    const sight = state.sights[name]
-    const last = sight?.last ?? null
-    if (last && sight?.present && w.rules.isFinal(last)) return { name, last, ending: 'final' }
-    return {
-      name,
-      last,
-      ending: sight?.firstSeenAt === undefined ? 'sync-timeout' : 'wait-timeout'
-    }
+    const sight = state.sights[name] as Sight
+    const last = sight.last
+    if (sight.deleted) return { name, last, ending: 'deleted' }
+    if (hasEnded(sight, w.rules)) return { name, last, ending: 'final' }
+    return { name, last, ending: sight.firstSeenAt === undefined ? 'sync-timeout' : 'wait-timeout' }
   })
 }
 

@@ -5,6 +5,10 @@
 // clean or quiet end resumes without a read, 410 Gone re-lists, errors back off (Kubernetes API
 // concepts, "Efficient detection of changes": https://kubernetes.io/docs/reference/using-api/api-concepts/#efficient-detection-of-changes).
 // Deadlines are per test: the sync deadline until a test is first seen, then its own wait timeout.
+// A test's wait ends when it is final, or when it is deleted (a DELETED event, absent from a list
+// after it was seen, or marked for deletion) before it was final: like watch-state.ts, nothing but a
+// new commit re-creates it, so it is judged at once as deleted. The other tests go on being watched,
+// as after a Failed one; later events of an ended test are ignored.
 import { backoff } from '../timing/backoff.js'
 import type { CoderTemplateTest } from '../objects/coder-k8s.js'
 
@@ -22,6 +26,8 @@ export interface Sight {
   last: CoderTemplateTest | null
   present: boolean
   firstSeenAt?: number
+  /** Deleted (or being deleted) before it was final: its wait is over. */
+  deleted?: boolean
 }
 
 export interface SetState {
@@ -50,7 +56,7 @@ export type SetAction =
   | { do: 'watch'; resourceVersion: string | undefined }
   | { do: 'back-off'; ms: number }
   | { do: 'keep-watching' }
-  /** Every test is final or past its own deadline. */
+  /** Every test is final, deleted or past its own deadline. */
   | { do: 'done' }
 
 export interface SetStep {
@@ -81,12 +87,17 @@ export function testDeadline(sight: Sight, rules: SetRules): number {
     : sight.firstSeenAt + rules.waitTimeoutMs
 }
 
-/** The tests still worth waiting for at `at`: not final, and not past their own deadline. */
+/** A test whose wait is over: final on its last read, or deleted before that. */
+export function hasEnded(sight: Sight, rules: SetRules): boolean {
+  if (sight.deleted) return true
+  return sight.present && sight.last !== null && rules.isFinal(sight.last)
+}
+
+/** The tests still worth waiting for at `at`: not ended, and not past their own deadline. */
 export function pendingNames(state: SetState, rules: SetRules, at: number): string[] {
   return rules.names.filter((name) => {
     const sight = state.sights[name] as Sight
-    const final = sight.present && sight.last !== null && rules.isFinal(sight.last)
-    return !final && at < testDeadline(sight, rules)
+    return !hasEnded(sight, rules) && at < testDeadline(sight, rules)
   })
 }
 
@@ -104,20 +115,8 @@ export function advanceSet(state: SetState, event: SetEvent, at: number, rules: 
 
 function react(state: SetState, event: SetEvent, at: number, rules: SetRules): SetStep {
   switch (event.type) {
-    case 'listed': {
-      let sights = state.sights
-      const observed: SetStep['observed'] = []
-      for (const name of rules.names) {
-        const object = event.objects.find((o) => o.metadata?.name === name) ?? null
-        const before = sights[name] as Sight
-        sights = {
-          ...sights,
-          [name]: object ? see(before, object, at) : { ...before, present: false }
-        }
-        if (object || before.present || before.last === null) observed.push({ name, object })
-      }
-      return go({ ...state, sights, resourceVersion: event.resourceVersion }, 'watch', at, observed)
-    }
+    case 'listed':
+      return onList(state, event.objects, event.resourceVersion, at, rules)
     case 'read-failed':
       return backOff(state, 'list', rules)
     case 'ADDED':
@@ -144,6 +143,30 @@ function react(state: SetState, event: SetEvent, at: number, rules: SetRules): S
   }
 }
 
+function onList(
+  state: SetState,
+  objects: CoderTemplateTest[],
+  resourceVersion: string | undefined,
+  at: number,
+  rules: SetRules
+): SetStep {
+  let sights = state.sights
+  const observed: SetStep['observed'] = []
+  for (const name of rules.names) {
+    const object = objects.find((o) => o.metadata?.name === name) ?? null
+    const before = sights[name] as Sight
+    if (hasEnded(before, rules)) continue
+    // Absent after it was seen: deleted, as a NotFound read is in watch-state.ts.
+    const seenBefore = before.firstSeenAt !== undefined
+    const absent = seenBefore
+      ? { ...before, present: false, deleted: true }
+      : { ...before, present: false }
+    sights = { ...sights, [name]: object ? read(before, object, at, rules) : absent }
+    if (object || before.present || before.last === null) observed.push({ name, object })
+  }
+  return go({ ...state, sights, resourceVersion }, 'watch', at, observed)
+}
+
 function onObject(
   state: SetState,
   type: 'ADDED' | 'MODIFIED' | 'DELETED',
@@ -154,16 +177,28 @@ function onObject(
   const resourceVersion = object.metadata?.resourceVersion ?? state.resourceVersion
   const name = object.metadata?.name ?? ''
   const before = state.sights[name]
-  // Another object of the namespace: only its resourceVersion counts.
-  if (!before || !rules.names.includes(name)) return keep({ ...state, news: true, resourceVersion })
-  const sight = type === 'DELETED' ? { ...before, present: false } : see(before, object, at)
+  // Another object of the namespace, or a test whose wait is over: only its resourceVersion counts.
+  if (!before || !rules.names.includes(name) || hasEnded(before, rules))
+    return keep({ ...state, news: true, resourceVersion })
+  const sight =
+    type === 'DELETED'
+      ? { ...before, last: before.last ?? object, present: false, deleted: true }
+      : read(before, object, at, rules)
   const sights = { ...state.sights, [name]: sight }
   const observed = [{ name, object: type === 'DELETED' ? null : object }]
   return { ...keep({ ...state, sights, news: true, resourceVersion }), observed }
 }
 
+/** A read of a test: being deleted (a finalizer holds it) and not final ends it as deleted. */
+function read(sight: Sight, object: CoderTemplateTest, at: number, rules: SetRules): Sight {
+  const seen = see(sight, object, at)
+  if (!rules.isFinal(object) && object.metadata?.deletionTimestamp)
+    return { ...seen, deleted: true }
+  return seen
+}
+
 function see(sight: Sight, object: CoderTemplateTest, at: number): Sight {
-  // guess: a re-created object keeps the first sight; the wait stays bounded from it.
+  // The first sight bounds the wait; a deletion ends it, so no re-creation restarts it.
   return { last: object, present: true, firstSeenAt: sight.firstSeenAt ?? at }
 }
 

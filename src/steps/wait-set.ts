@@ -1,5 +1,6 @@
 // The wait step for several tests (test-presets): ONE watch for all of them (kube/wait-tests.ts),
-// then each test judged from its own last read, and one combined verdict (verdict/combined.ts).
+// then each test judged from its own last read, and one combined verdict (verdict/combined.ts). A
+// test deleted before it was final ends its own wait at once and is judged deleted; the others go on.
 // The run's top-level wait facts are those of the gravest test that did not pass (else the first
 // test), so the summary's test section speaks of the test that decided; test-results has them all.
 import { type SetOutcome, waitForTests } from '../kube/wait-tests.js'
@@ -7,6 +8,7 @@ import type { CoderTemplateTest } from '../objects/coder-k8s.js'
 import { combineVerdicts, judgeTest, type JudgedTest } from '../verdict/combined.js'
 import { specDifferences } from '../objects/manifest.js'
 import { verdictOf } from '../verdict/verdict.js'
+import { ADVICE_AFTER_DELETION } from '../verdict/wait-advice.js'
 import {
   cancelled,
   clockOf,
@@ -166,6 +168,7 @@ function adviceOf(failing: JudgedTest[]): string[] {
     advice.push(
       'Look at the failed tests with kubectl get codertemplatetest -o yaml: their status names the build that failed; fix the template for those presets and push a new version.'
     )
+  if (failing.some((f) => f.judgment === 'deleted')) advice.push(ADVICE_AFTER_DELETION)
   if (failing.some((f) => f.judgment.endsWith('timeout')))
     advice.push(
       'The tests stay in the cluster and the controller may still finish them: run the job again later, and a re-run promotes at once if all passed meanwhile.'

@@ -7,10 +7,14 @@ import type { FailureKind } from '../steps/failure-kinds.js'
 import { integrityProblems, type PushedVersion } from './integrity.js'
 import { verdictOf } from './verdict.js'
 
-/** How one test ended, before it is judged: final (its one read), or not in time. */
-export type TestEnding = 'final' | 'sync-timeout' | 'wait-timeout'
+/**
+ * How one test ended, before it is judged: final (its one read), deleted before it was final (its
+ * last read before), or not in time.
+ */
+export type TestEnding = 'final' | 'deleted' | 'sync-timeout' | 'wait-timeout'
 
-export type TestJudgment = 'passed' | 'failed' | 'integrity' | 'sync-timeout' | 'wait-timeout'
+export type TestJudgment =
+  'passed' | 'failed' | 'integrity' | 'deleted' | 'sync-timeout' | 'wait-timeout'
 
 export interface JudgedTest {
   name: string
@@ -38,6 +42,14 @@ export function judgeTest(
     return { ...base, judgment: 'integrity', detail: 'does not prove this version', problems }
   const verdict = verdictOf(last)
   const said = `${verdict.phase || 'no phase'}${verdict.reason ? ` / ${verdict.reason}` : ''}`
+  // guess: Argo CD prunes only with prune on (https://argo-cd.readthedocs.io/en/stable/user-guide/auto_sync/),
+  // Flux with spec.prune (https://fluxcd.io/flux/components/kustomize/kustomizations/#prune).
+  if (ending === 'deleted')
+    return {
+      ...base,
+      judgment: 'deleted',
+      detail: `was deleted (or is being deleted) before it was final (last: ${said}): most likely its manifest was removed from Git and the GitOps engine pruned the object (Argo CD with prune, Flux's prune), or someone deleted it by hand`
+    }
   if (ending === 'wait-timeout' || verdict.state === 'waiting')
     return { ...base, judgment: 'wait-timeout', detail: `not final in time (last: ${said})` }
   if (verdict.state === 'failed')
@@ -60,10 +72,12 @@ export type CombinedVerdict =
       failing: JudgedTest[]
     }
 
-/** Gravest first: a foreign object beats a failure, a failure beats a timeout. */
+/** Gravest first: a foreign object beats a failure, a failure a deletion, a deletion a timeout. */
 const ORDER: { judgment: TestJudgment; kind: FailureKind }[] = [
   { judgment: 'integrity', kind: 'integrity' },
   { judgment: 'failed', kind: 'test-failed' },
+  // As for one test (src/steps/wait.ts): a deleted test ends the wait as wait-failed.
+  { judgment: 'deleted', kind: 'wait-failed' },
   { judgment: 'wait-timeout', kind: 'wait-timeout' },
   { judgment: 'sync-timeout', kind: 'sync-timeout' }
 ]

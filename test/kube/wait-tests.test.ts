@@ -113,6 +113,55 @@ describe('waitForTests', () => {
     })
   })
 
+  it('a test deleted before it was final ends at once as deleted; the others are still watched', async () => {
+    await withKube(async (kube) => {
+      const stats = newWaitStats()
+      const seen: string[] = []
+      // An hour for each deadline: only the deletions and the final read can end this wait.
+      const waiting = waitForTests(
+        options(kube, {
+          stats,
+          syncDeadline: Date.now() + 3_600_000,
+          waitTimeoutMs: 3_600_000,
+          onObserved: (name, t) => seen.push(`${name}:${t?.status?.phase ?? '-'}`)
+        })
+      )
+      await until(() => stats.watches === 1)
+      kube.store.create(NS, testManifest('docker-v1-small'))
+      kube.store.updateStatus(NS, 'docker-v1-small', runningStatus())
+      // xl has a finalizer, as the controller adds one: a delete only marks it (deletionTimestamp).
+      const xl = testManifest('docker-v1-xl') as { metadata: Record<string, unknown> }
+      kube.store.create(NS, {
+        ...xl,
+        metadata: { ...xl.metadata, finalizers: ['example.com/hold'] }
+      })
+      kube.store.updateStatus(NS, 'docker-v1-xl', runningStatus())
+      kube.store.create(NS, testManifest('docker-v1-large'))
+      kube.store.updateStatus(NS, 'docker-v1-large', runningStatus())
+      await until(() => seen.includes('docker-v1-large:Running'))
+      kube.store.delete(NS, 'docker-v1-small')
+      kube.store.delete(NS, 'docker-v1-xl')
+      // Re-created after its deletion: ignored, the deletion stands. The one stream sends these
+      // events before large's Succeeded, so the wait has seen them when it ends.
+      kube.store.create(NS, testManifest('docker-v1-small'))
+      kube.store.updateStatus(NS, 'docker-v1-small', succeededStatus())
+      kube.store.updateStatus(NS, 'docker-v1-large', succeededStatus())
+      const outcomes = await waiting
+      expect(outcomes.map((o) => [o.name, o.ending, o.last?.status?.phase])).toEqual([
+        ['docker-v1-small', 'deleted', 'Running'],
+        ['docker-v1-large', 'final', 'Succeeded'],
+        ['docker-v1-xl', 'deleted', 'Running']
+      ])
+      expect(outcomes[2]?.last?.metadata?.deletionTimestamp).toBeTruthy()
+      expect(stats).toMatchObject({ lists: 1, watches: 1, errors: 0 })
+      // Its deletion reported (null), then nothing of the re-created object.
+      expect(seen.filter((s) => s.startsWith('docker-v1-small')).slice(-2)).toEqual([
+        'docker-v1-small:Running',
+        'docker-v1-small:-'
+      ])
+    })
+  })
+
   it('rejects promptly on abort', async () => {
     await withKube(async (kube) => {
       const controller = new AbortController()

@@ -3,6 +3,7 @@ import { describe, expect, it } from '@jest/globals'
 import type { CoderTemplateTest } from '../../../src/objects/coder-k8s.js'
 import {
   advanceSet,
+  hasEnded,
   pendingNames,
   type SetAction,
   type SetEvent,
@@ -45,6 +46,14 @@ const listed = (rv: string, ...objects: CoderTemplateTest[]): SetEvent => ({
   resourceVersion: rv
 })
 const modified = (object: CoderTemplateTest): SetEvent => ({ type: 'MODIFIED', object })
+const deleted = (object: CoderTemplateTest): SetEvent => ({ type: 'DELETED', object })
+/** Being deleted: a finalizer holds it, the API server set deletionTimestamp. */
+const deleting = (object: CoderTemplateTest): CoderTemplateTest => ({
+  ...object,
+  metadata: { ...object.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' }
+})
+/** t-large final from the start: only t-small's ending decides the next action. */
+const largeDone = test('t-large', '9', 'Succeeded')
 
 describe('the set wait reducer', () => {
   it.each<[string, [number, SetEvent][], SetAction]>([
@@ -137,6 +146,95 @@ describe('the set wait reducer', () => {
     ]
   ])('%s', (_, events, next) => {
     expect(run(events).next).toEqual(next)
+  })
+})
+
+describe('the set wait reducer: a test deleted before it was final', () => {
+  it.each<[string, [number, SetEvent][], SetAction]>([
+    [
+      'a DELETED event of a seen test ends it at once: the other final, done',
+      [
+        [0, listed('10', test('t-small', '8'), largeDone)],
+        [10, deleted(test('t-small', '11'))]
+      ],
+      { do: 'done' }
+    ],
+    [
+      'a seen test absent from the list after a 410: deleted, done',
+      [
+        [0, listed('10', test('t-small', '8'), largeDone)],
+        [10, { type: 'ERROR', code: 410 }],
+        [20, listed('12', largeDone)]
+      ],
+      { do: 'done' }
+    ],
+    [
+      'a test marked for deletion and not final: deleted, done',
+      [
+        [0, listed('10', test('t-small', '8'), largeDone)],
+        [10, modified(deleting(test('t-small', '11')))]
+      ],
+      { do: 'done' }
+    ],
+    [
+      'marked for deletion in the first list: deleted, done',
+      [[0, listed('10', deleting(test('t-small', '8')), largeDone)]],
+      { do: 'done' }
+    ],
+    [
+      'a deleted test while the other still runs: the other goes on being watched',
+      [
+        [0, listed('10', test('t-small', '8'), test('t-large', '9'))],
+        [10, deleted(test('t-small', '11'))],
+        [20, { type: 'stream-ended' }]
+      ],
+      { do: 'watch', resourceVersion: '11' }
+    ],
+    [
+      'never seen and absent from a list: not deleted, it may still appear',
+      [
+        [0, listed('10', largeDone)],
+        [10, { type: 'ERROR', code: 410 }],
+        [20, listed('12', largeDone)]
+      ],
+      { do: 'watch', resourceVersion: '12' }
+    ],
+    [
+      'a final test marked for deletion stays final: the other still runs',
+      [
+        [0, listed('10', test('t-small', '8', 'Succeeded'), test('t-large', '9'))],
+        [10, modified(deleting(test('t-small', '11', 'Succeeded')))]
+      ],
+      { do: 'keep-watching' }
+    ]
+  ])('%s', (_, events, next) => {
+    expect(run(events).next).toEqual(next)
+  })
+
+  it('keeps the last read before the deletion, and ignores a re-creation', () => {
+    const { state } = run([
+      [0, listed('10', test('t-small', '8'), test('t-large', '9'))],
+      [10, deleted(test('t-small', '11'))],
+      [20, { type: 'ADDED', object: test('t-small', '12', 'Succeeded') }]
+    ])
+    expect(state.sights['t-small']).toMatchObject({
+      deleted: true,
+      present: false,
+      last: { metadata: { resourceVersion: '8' } }
+    })
+    expect(state.resourceVersion).toBe('12')
+    expect(pendingNames(state, RULES, 20)).toEqual(['t-large'])
+  })
+
+  it('a final test deleted later keeps its final read: never judged deleted', () => {
+    const { state } = run([
+      [0, listed('10', test('t-small', '8', 'Succeeded'), test('t-large', '9'))],
+      [10, deleted(test('t-small', '11', 'Succeeded'))],
+      [20, listed('12', test('t-large', '9'))]
+    ])
+    expect(state.sights['t-small']).toMatchObject({ present: true })
+    expect(state.sights['t-small']?.deleted).toBeUndefined()
+    expect(hasEnded(state.sights['t-small']!, RULES)).toBe(true)
   })
 
   it('deadlines are per test: the sync deadline until seen, then its own wait timeout', () => {

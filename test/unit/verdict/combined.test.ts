@@ -77,6 +77,24 @@ describe('judgeTest', () => {
       'does not prove'
     ],
     [
+      'deleted before it was final: deleted, naming the last read and the likely pruning',
+      'deleted',
+      live('t-small', { phase: 'Running', reason: 'WaitingForAgents', conditions: [] }),
+      'deleted',
+      'was deleted (or is being deleted) before it was final (last: Running / WaitingForAgents): most likely its manifest was removed from Git and the GitOps engine pruned the object'
+    ],
+    [
+      'deleted, and its last read was of another version: integrity first',
+      'deleted',
+      live('t-small', {
+        phase: 'Running',
+        conditions: [],
+        templateVersionID: '22222222-2222-4222-8222-222222222222'
+      }),
+      'integrity',
+      'does not prove'
+    ],
+    [
       'Succeeded without Ready=True at the current generation is not final',
       'final',
       live('t-small', { conditions: [] }),
@@ -139,6 +157,28 @@ describe('combineVerdicts', () => {
     [
       'a failure and a timeout: failed, not timed out',
       [t('a', 'wait-timeout'), t('b', 'failed')],
+      { ok: false, kind: 'test-failed', status: 'failed', failing: ['a', 'b'] }
+    ],
+    [
+      'one deleted: the run fails (not timed out), names it and why',
+      [t('small', 'passed'), t('large', 'deleted', 'was deleted (or is being deleted)')],
+      {
+        ok: false,
+        kind: 'wait-failed',
+        status: 'failed',
+        failing: ['large'],
+        message:
+          '1 of 2 tests did not pass: preset "large" (docker-v2-large) was deleted (or is being deleted). Nothing was promoted.'
+      }
+    ],
+    [
+      'a deletion and a timeout: failed as deleted',
+      [t('a', 'sync-timeout'), t('b', 'deleted')],
+      { ok: false, kind: 'wait-failed', status: 'failed', failing: ['a', 'b'] }
+    ],
+    [
+      'a failure beats a deletion',
+      [t('a', 'deleted'), t('b', 'failed')],
       { ok: false, kind: 'test-failed', status: 'failed', failing: ['a', 'b'] }
     ],
     ['no test at all never passes', [], { ok: false, kind: 'wait-failed', failing: [] }]

@@ -85,5 +85,39 @@ export const PRESET_MODULES: MutatedModule[] = [
         'all mixed with names'
       ]
     ])
+  },
+  {
+    name: 'set wait deletion',
+    tests: ['test/unit/kube/watch-set.test.ts', 'test/unit/verdict/combined.test.ts'],
+    mutations: [
+      ...mutationsOf('src/kube/watch-set.ts', [
+        [
+          'hasEnded',
+          '  if (sight.deleted) return true',
+          '',
+          'a deleted test waits out its timeout'
+        ],
+        [
+          'onList',
+          '? { ...before, present: false, deleted: true }',
+          '? { ...before, present: false }',
+          'a test absent after it was seen is not deleted'
+        ],
+        [
+          'read',
+          'if (!rules.isFinal(object) && object.metadata?.deletionTimestamp)',
+          'if (false)',
+          'a test being deleted is not ended'
+        ]
+      ]),
+      ...mutationsOf('src/verdict/combined.ts', [
+        [
+          'ORDER',
+          "{ judgment: 'deleted', kind: 'wait-failed' },",
+          '',
+          'a deletion hides behind another kind'
+        ]
+      ])
+    ]
   }
 ]

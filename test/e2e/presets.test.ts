@@ -8,7 +8,7 @@ import { describe, expect, it } from '@jest/globals'
 import YAML from 'yaml'
 import { expectNoSecrets } from './expect.js'
 import { activeVersionName, promoteRequests } from './world-reads.js'
-import { oneWorldPerTest } from './world-per-test.js'
+import { oneWorldPerTest, whenLogged } from './world-per-test.js'
 import { GITOPS_PATH, GITOPS_REPO, NAMESPACE, OWNER, type World } from '../sandbox/world.js'
 
 const newWorld = oneWorldPerTest()
@@ -122,6 +122,32 @@ describe('test-presets, end to end', () => {
     expect(run.summary).toContain(
       `<td>Large GPU</td><td>${LARGE}</td><td>Failed</td><td>AgentStartError</td>`
     )
+  })
+
+  it('a preset test deleted during the wait: that test ends at once, named, no promote', async () => {
+    const w = await newWorld.withDocker({ syncPrune: true })
+    withPresets(w)
+    // The large test stays running: only its deletion can end this wait before its timeout.
+    w.kube.controller!.script(LARGE, { stepDelays: { WaitingForAgents: 600_000 } })
+    const prune = whenLogged('WaitingForAgents', () => {
+      w.github.writeFile(
+        OWNER,
+        GITOPS_REPO,
+        'main',
+        `${GITOPS_PATH}/${LARGE}.yaml`,
+        null,
+        'Remove a test by hand'
+      )
+    })
+    const run = await w.run({ 'test-presets': 'all', 'wait-timeout-seconds': '120' }, {}, prune)
+    expect(prune.firedAt).toBeGreaterThan(0)
+    expect(run.exitCode).toBe(1)
+    expect(run.stdout).toContain(`preset "Large GPU" (${LARGE}) was deleted`)
+    expect(run.stdout).toContain('removed from Git and the GitOps engine pruned the object')
+    expect(run.summary).not.toContain('wait-timeout-seconds')
+    expect(results(run).find((r) => r.preset === 'small')?.phase).toBe('Succeeded')
+    expect(promoteRequests(w)).toBe(0)
+    expect(activeVersionName(w)).toBe('v0.9.0')
   })
 
   it('one preset test squatted with another spec: integrity failure, no promote, the others judged too', async () => {

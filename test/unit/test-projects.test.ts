@@ -118,6 +118,7 @@ describe('the test folders mirror the source folders', () => {
     )
     const house = [
       'action',
+      'architecture-doc',
       'citations',
       'inputs-table',
       'markdown-links',

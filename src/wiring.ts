@@ -57,12 +57,15 @@ export class StepInputs {
     return { test: this.settings.test, pushed, client: this.clients.coder }
   }
 
+  /** keep-tests asks the cluster whether a test still runs before its manifest goes. */
+  private testState(name: string, signal: AbortSignal) {
+    return readTestState(this.kc, this.settings.test.namespace, name, signal)
+  }
+
   commit(preflight: Preflight, pushed: Pushed, plan?: TestPlan): CommitInput {
     const { host } = this.clients
     const versionCreatedAt = pushed.versionCreatedAt ?? {}
-    const { namespace } = this.settings.test
-    const testState = (name: string, signal: AbortSignal) =>
-      readTestState(this.kc, namespace, name, signal)
+    const testState = (name: string, signal: AbortSignal) => this.testState(name, signal)
     return {
       settings: this.settings,
       preflight,
@@ -82,7 +85,9 @@ export class StepInputs {
       preflight,
       pushed,
       host: this.clients.host,
-      versionCreatedAt: {}
+      versionCreatedAt: {},
+      // A live test of another run may still be running: never pruned then.
+      testState: (name: string, signal: AbortSignal) => this.testState(name, signal)
     }
   }
 

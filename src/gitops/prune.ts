@@ -120,7 +120,8 @@ export function mayRemoveTest(state: TestState): boolean {
 
 /**
  * mode: verify: the live tests beyond the newest N, by the run and attempt in their names
- * (src/settings/live.ts); a name without them counts as the oldest. This run's takes one place.
+ * (src/settings/live.ts); a name without them counts as the oldest. This run's takes one place,
+ * and a newer run's (a higher run, or attempt) is never removed: it may not have synced yet.
  */
 export function selectPrunableLive(
   input: Pick<PruneInput, 'candidates' | 'keep' | 'thisRunPaths'>
@@ -130,8 +131,17 @@ export function selectPrunableLive(
     const run = liveRunOf(c.path.replace(/^.*\//, '').replace(/\.yaml$/, ''))
     return run ? [run.runId, run.attempt] : [-1, -1]
   }
+  const [mine] = input.thisRunPaths.map((path) => key({ path } as PruneCandidate))
+  const newer = (c: PruneCandidate): boolean => {
+    const [run, attempt] = key(c)
+    return (
+      mine !== undefined &&
+      mine[0] >= 0 &&
+      (run > mine[0] || (run === mine[0] && attempt > mine[1]))
+    )
+  }
   const newestFirst = input.candidates
-    .filter((c) => !input.thisRunPaths.includes(c.path))
+    .filter((c) => !input.thisRunPaths.includes(c.path) && !newer(c))
     .sort((a, b) => {
       const [ra, aa] = key(a)
       const [rb, ab] = key(b)

@@ -304,4 +304,20 @@ describe('selectPrunableLive (mode: verify)', () => {
       removed.map((name) => `${DIR}/${name}.yaml`)
     )
   })
+
+  it.each<[string, string[]]>([
+    ['a newer run', ['docker-live-5-1']],
+    ['a newer attempt of this run', ['docker-live-5-1']]
+  ])('never removes %s, which may not have synced yet', (_name, removed) => {
+    const thisRunPath = `${DIR}/docker-live-99-1.yaml`
+    const candidates = [
+      live('docker-live-5-1'),
+      live('docker-live-1000-1'),
+      live('docker-live-99-2'),
+      live('docker-live-99-1')
+    ]
+    expect(selectPrunableLive({ candidates, keep: 1, thisRunPaths: [thisRunPath] })).toEqual(
+      removed.map((name) => `${DIR}/${name}.yaml`)
+    )
+  })
 })

@@ -8,6 +8,8 @@ export interface BranchFile {
   path: string
   /** added | removed | modified | renamed | copied | changed | unchanged (REST "diff-entry"). */
   status: string
+  /** renamed or copied: the path it came from (REST "diff-entry" previous_filename). */
+  previousPath?: string
 }
 
 /** What the host shows at the head about to be merged. */
@@ -54,6 +56,25 @@ export function sameAccount(
   return a.login.toLowerCase() === b.login.toLowerCase()
 }
 
+/**
+ * A diff entry as the changes it makes to paths: a rename removes its previous path and adds its
+ * path, a copy adds its path. So a rename onto the manifest's path is judged as the removal of the
+ * path it came from, and the gate's own commit (an old manifest removed, a similar one added, which
+ * Git may show as one rename) passes only when that removal was judged.
+ */
+function effectsOf(file: BranchFile): BranchFile[] {
+  // GitHub names the source of every rename; one it does not name is judged foreign, never trusted.
+  if (file.status === 'renamed' && file.previousPath === undefined)
+    return [{ path: `${file.path} (renamed from a path GitHub does not name)`, status: 'renamed' }]
+  if (file.status === 'renamed' && file.previousPath !== undefined)
+    return [
+      { path: file.previousPath, status: 'removed' },
+      { path: file.path, status: 'added' }
+    ]
+  if (file.status === 'copied') return [{ path: file.path, status: 'added' }]
+  return [file]
+}
+
 /** The first difference from the gate's own change, or null: one rule, no second check. */
 export function foreignChange(changes: BranchChanges, gate: GateWrites): ForeignChange | null {
   if (changes.base !== gate.base) return { reason: 'base', base: changes.base, expected: gate.base }
@@ -62,6 +83,7 @@ export function foreignChange(changes: BranchChanges, gate: GateWrites): Foreign
   const removals = new Set(gate.removals)
   const manifestPaths = new Set(gate.manifests.map((m) => m.path))
   const paths = changes.files
+    .flatMap(effectsOf)
     .filter((file) =>
       manifestPaths.has(file.path)
         ? file.status === 'removed'

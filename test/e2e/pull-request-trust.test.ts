@@ -186,6 +186,36 @@ describe('decided from content, not from authors or markers', () => {
     expectNothingPromoted(w)
   })
 
+  it('another team’s test removed on the gate’s branch, shown by GitHub as a rename onto the manifest, is not merged', async () => {
+    const w = await prWorld()
+    w.github.addRuleset(OWNER, GITOPS_REPO, { requirePullRequest: true })
+    const first = await w.run({
+      ...PR_MODE,
+      'pull-request-merge': 'manual',
+      'merge-timeout-seconds': '1'
+    })
+    expect(first.exitCode).toBe(1)
+    // Another team's test, much like ours, lives at the base of the gate's branch.
+    const rendered = w.github.readFile(OWNER, GITOPS_REPO, BRANCH, MANIFEST)!
+    const OTHER = `${GITOPS_PATH}/other-v2-0-0.yaml`
+    w.github.writeFile(OWNER, GITOPS_REPO, 'main', OTHER, rendered.replaceAll('docker', 'other'))
+    w.github.closePullRequest(OWNER, GITOPS_REPO, 1)
+    w.github.deleteBranch(OWNER, GITOPS_REPO, BRANCH)
+    const second = await w.run(
+      { ...PR_MODE, 'pull-request-merge': 'manual', 'merge-timeout-seconds': '1' },
+      { runId: '4243' }
+    )
+    expect(second.exitCode).toBe(1)
+    // Someone removes it on the gate's branch: GitHub pairs the removal with our manifest.
+    w.github.writeFile(OWNER, GITOPS_REPO, BRANCH, OTHER, null)
+    const run = await w.run({ ...PR_MODE, 'pull-request-merge': 'immediate' }, { runId: '4244' })
+    expect(run.exitCode).toBe(1)
+    expect(run.stdout).toContain(`it changes ${OTHER}, which the gate did not write`)
+    expect(w.github.readFile(OWNER, GITOPS_REPO, 'main', OTHER)).not.toBeNull()
+    expect(w.github.readFile(OWNER, GITOPS_REPO, 'main', MANIFEST)).toBeNull()
+    expectNothingPromoted(w)
+  })
+
   it('a pull request that another account opened from the gate’s branch is named and never merged', async () => {
     const w = await prWorld()
     w.github.addRuleset(OWNER, GITOPS_REPO, { requirePullRequest: true })

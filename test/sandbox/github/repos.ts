@@ -1,5 +1,6 @@
 // Repository, branch and compare endpoints; the contents endpoints are in contents.ts.
 import { contentRoutes } from './contents.js'
+import { diffEntries } from './diff-entries.js'
 import { DOCS } from './errors.js'
 import { listCommitJson, repoJson } from './json.js'
 import type { Route, RouteContext } from './router.js'
@@ -23,6 +24,38 @@ function branchJson(ctx: RouteContext, repo: StoredRepo, branch: string) {
   }
 }
 
+type Commit = Parameters<RouteContext['state']['files']>[1]
+
+/** The compare's "files", renames paired (diff-entries.ts). */
+function compareFiles(
+  ctx: RouteContext,
+  repo: StoredRepo,
+  base: Commit,
+  head: NonNullable<Commit>
+) {
+  const api = ctx.apiRepoUrl(repo)
+  const html = ctx.htmlRepoUrl(repo)
+  const treeOf = (commit: Commit) =>
+    new Map(
+      [...ctx.state.files(repo, commit)].map(([path, entry]) => [
+        path,
+        { sha: entry.sha, text: ctx.state.blobText(repo, entry.sha) }
+      ])
+    )
+  return diffEntries(treeOf(base), treeOf(head)).map((entry) => ({
+    sha: entry.sha,
+    filename: entry.path,
+    status: entry.status,
+    ...(entry.previousPath ? { previous_filename: entry.previousPath } : {}),
+    additions: 0,
+    deletions: 0,
+    changes: 0,
+    blob_url: `${html}/blob/${head.sha}/${entry.path}`,
+    raw_url: `${html}/raw/${head.sha}/${entry.path}`,
+    contents_url: `${api}/contents/${entry.path}?ref=${head.sha}`
+  }))
+}
+
 function compare(ctx: RouteContext, repo: StoredRepo) {
   const spec = ctx.params.basehead
   const separator = spec.includes('...') ? '...' : '..'
@@ -44,25 +77,7 @@ function compare(ctx: RouteContext, repo: StoredRepo) {
           : 'diverged'
   const api = ctx.apiRepoUrl(repo)
   const html = ctx.htmlRepoUrl(repo)
-  const before = ctx.state.files(repo, mergeBase ? repo.git.commits.get(mergeBase) : null)
-  const after = ctx.state.files(repo, head)
-  const files = [...new Set([...before.keys(), ...after.keys()])]
-    .sort()
-    .filter((path) => before.get(path)?.sha !== after.get(path)?.sha)
-    .map((path) => {
-      const now = after.get(path)
-      return {
-        sha: now?.sha ?? before.get(path)!.sha,
-        filename: path,
-        status: !before.has(path) ? 'added' : !now ? 'removed' : 'modified',
-        additions: 0,
-        deletions: 0,
-        changes: 0,
-        blob_url: `${html}/blob/${head.sha}/${path}`,
-        raw_url: `${html}/raw/${head.sha}/${path}`,
-        contents_url: `${api}/contents/${path}?ref=${head.sha}`
-      }
-    })
+  const files = compareFiles(ctx, repo, mergeBase ? repo.git.commits.get(mergeBase) : null, head)
   return {
     url: `${api}/compare/${spec}`,
     html_url: `${html}/compare/${spec}`,

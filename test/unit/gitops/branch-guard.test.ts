@@ -105,6 +105,39 @@ describe('foreignChange', () => {
       { reason: 'manifest', path: MANIFEST, found: 'missing' }
     ],
     [
+      "the gate's own commit shown as a rename of the judged removal",
+      withFiles({ path: MANIFEST, status: 'renamed', previousPath: OLD }),
+      null
+    ],
+    [
+      'a rename onto the manifest from a path the gate did not judge',
+      withFiles({ path: MANIFEST, status: 'renamed', previousPath: 'apps/prod.yaml' }),
+      { reason: 'paths', paths: ['apps/prod.yaml'] }
+    ],
+    [
+      'a rename of the manifest away',
+      withFiles({ path: 'apps/prod.yaml', status: 'renamed', previousPath: MANIFEST }),
+      { reason: 'paths', paths: [MANIFEST, 'apps/prod.yaml'] }
+    ],
+    [
+      'a rename whose source GitHub does not name',
+      withFiles({ path: MANIFEST, status: 'renamed' }),
+      { reason: 'paths', paths: [`${MANIFEST} (renamed from a path GitHub does not name)`] }
+    ],
+    [
+      'a copy onto the manifest (its source stays as it was)',
+      withFiles({ path: MANIFEST, status: 'copied', previousPath: 'apps/prod.yaml' }),
+      null
+    ],
+    [
+      'a copy of the manifest to another path',
+      withFiles(
+        { path: MANIFEST, status: 'added' },
+        { path: 'apps/prod.yaml', status: 'copied', previousPath: MANIFEST }
+      ),
+      { reason: 'paths', paths: ['apps/prod.yaml'] }
+    ],
+    [
       'the base decides first',
       { ...clean, base: 'prod', openedBy: null, manifestTexts: { [MANIFEST]: null } },
       { reason: 'base', base: 'prod', expected: 'gitops' }

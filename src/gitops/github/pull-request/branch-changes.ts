@@ -63,7 +63,11 @@ async function diffFiles(input: GitHubCall & { base: string; head: string }) {
         request
       })
   )
-  return (data.files ?? []).map((file) => ({ path: file.filename, status: file.status }))
+  return (data.files ?? []).map((file) => ({
+    path: file.filename,
+    status: file.status,
+    ...(file.previous_filename === undefined ? {} : { previousPath: file.previous_filename })
+  }))
 }
 
 export async function readBranchChanges(

@@ -37,12 +37,15 @@ const octokit = (token = sandbox.token) =>
 
 /** A repository whose gate branch holds the gate's commit and its pull request into main. */
 async function gateBranch(
-  settings = {}
+  settings = {},
+  mainFiles: Record<string, string> = {}
 ): Promise<{ repo: string; number: number; nodeId: string }> {
   counter += 1
   const repo = `guard-${counter}`
   sandbox.createRepo(OWNER, repo, { defaultBranch: 'main', settings })
   sandbox.writeFile(OWNER, repo, 'main', 'apps/prod.yaml', 'replicas: 1\n')
+  for (const [path, text] of Object.entries(mainFiles))
+    sandbox.writeFile(OWNER, repo, 'main', path, text)
   sandbox.createBranch(OWNER, repo, 'prod', 'main')
   const call = { octokit: octokit(), owner: OWNER, repo }
   await commitChange({
@@ -105,6 +108,43 @@ describe('guardGateBranch', () => {
     await expect(guard(repo, number)).rejects.toThrow(
       `${MANIFEST} at its head holds other bytes than the manifest this run renders`
     )
+  })
+
+  it('judges a rename onto the manifest as the removal of the path it came from', async () => {
+    // Another team's test, with the same bytes: GitHub shows its removal as a rename.
+    const other = 'coder-template-tests/other-v1.yaml'
+    const { repo, number } = await gateBranch({}, { [other]: RENDERED })
+    await expect(guard(repo, number)).resolves.toBeUndefined()
+    sandbox.writeFile(OWNER, repo, BRANCH, other, null)
+    const refused = guard(repo, number)
+    await expect(refused).rejects.toMatchObject({ name: 'ForeignChangeError' })
+    await expect(refused).rejects.toThrow(`it changes ${other}, which the gate did not write`)
+  })
+
+  it('passes a rename of a removal this run judged', async () => {
+    const old = 'coder-template-tests/docker-v1.yaml'
+    const { repo, number } = await gateBranch({}, { [old]: RENDERED })
+    sandbox.writeFile(OWNER, repo, BRANCH, old, null)
+    const head = sandbox.branchHead(OWNER, repo, BRANCH)!
+    const { data } = await octokit().rest.repos.compareCommitsWithBasehead({
+      owner: OWNER,
+      repo,
+      basehead: `main...${head}`
+    })
+    expect(data.files?.map((f) => [f.filename, f.status, f.previous_filename])).toEqual([
+      [MANIFEST, 'renamed', old]
+    ])
+    await expect(
+      guardGateBranch({
+        octokit: octokit(),
+        owner: OWNER,
+        repo,
+        number,
+        branch: BRANCH,
+        headSha: head,
+        gate: { base: 'main', manifests: [{ path: MANIFEST, text: RENDERED }], removals: [old] }
+      })
+    ).resolves.toBeUndefined()
   })
 
   it('names a base that another writer changed', async () => {

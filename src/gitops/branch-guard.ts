@@ -10,6 +10,8 @@ export interface BranchFile {
   status: string
   /** renamed or copied: the path it came from (REST "diff-entry" previous_filename). */
   previousPath?: string
+  /** The file's blob SHA after the change (REST "diff-entry" sha), where the caller needs it. */
+  sha?: string
 }
 
 /** What the host shows at the head about to be merged. */
@@ -62,16 +64,19 @@ export function sameAccount(
  * path it came from, and the gate's own commit (an old manifest removed, a similar one added, which
  * Git may show as one rename) passes only when that removal was judged.
  */
-function effectsOf(file: BranchFile): BranchFile[] {
+export function effectsOf(file: BranchFile): BranchFile[] {
   // GitHub names the source of every rename; one it does not name is judged foreign, never trusted.
   if (file.status === 'renamed' && file.previousPath === undefined)
     return [{ path: `${file.path} (renamed from a path GitHub does not name)`, status: 'renamed' }]
   if (file.status === 'renamed' && file.previousPath !== undefined)
     return [
       { path: file.previousPath, status: 'removed' },
-      { path: file.path, status: 'added' }
+      { path: file.path, status: 'added', ...(file.sha === undefined ? {} : { sha: file.sha }) }
     ]
-  if (file.status === 'copied') return [{ path: file.path, status: 'added' }]
+  if (file.status === 'copied')
+    return [
+      { path: file.path, status: 'added', ...(file.sha === undefined ? {} : { sha: file.sha }) }
+    ]
   return [file]
 }
 

@@ -123,6 +123,28 @@ describe('a lost commit answer is looked for, end to end', () => {
   })
 })
 
+describe('a commit found after a lost answer is ours by content, never by its message', () => {
+  it('another writer’s commit with the gate’s own message lands meanwhile: not taken for ours', async () => {
+    const w = await newWorld.withDocker()
+    const before = w.github.commits(OWNER, GITOPS_REPO, 'main').length
+    w.github.failGraphqlUnstored(1, MUTATION)
+    let forged = ''
+    w.github.beforeRequest((method, _path, body) => {
+      if (forged || method !== 'POST' || !body.includes(MUTATION)) return
+      const { headline, body: rest } = JSON.parse(body).variables.input.message
+      const message = rest ? `${headline}\n\n${rest}` : headline
+      forged = w.github.writeFile(OWNER, GITOPS_REPO, 'main', 'apps/prod.yaml', 'x\n', message)
+    })
+    const run = await w.run()
+    expect(forged).not.toBe('')
+    expect(run.exitCode).toBe(0)
+    expect(run.outputs['commit-sha']).not.toBe(forged)
+    expect(run.outputs['commit-sha']).toBe(w.github.branchHead(OWNER, GITOPS_REPO, 'main'))
+    expect(w.github.commits(OWNER, GITOPS_REPO, 'main')).toHaveLength(before + 2)
+    expect(run.outputs['promotion-result']).toBe('Promoted')
+  })
+})
+
 describe('the small ones, end to end', () => {
   it('a version Coder refuses to archive is a warning naming it and why', async () => {
     const w = await newWorld()

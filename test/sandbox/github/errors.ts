@@ -41,6 +41,7 @@ export const DOCS = {
   putContent: `${REST}/repos/contents#create-or-update-file-contents`,
   deleteContent: `${REST}/repos/contents#delete-a-file`,
   compare: `${REST}/commits/commits#compare-two-commits`,
+  getRepoCommit: `${REST}/commits/commits#get-a-commit`,
   getRef: `${REST}/git/refs#get-a-reference`,
   matchingRefs: `${REST}/git/refs#list-matching-references`,
   createRef: `${REST}/git/refs#create-a-reference`,

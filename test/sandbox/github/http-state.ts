@@ -28,7 +28,7 @@ export const GRAPHQL_TIMEOUT_MESSAGE =
 export class HttpState {
   readonly requests: RecordedRequest[] = []
   readonly counts = new Map<string, number>()
-  readonly requestListeners = new Set<(method: string, path: string) => void>()
+  readonly requestListeners = new Set<(method: string, path: string, body: string) => void>()
   readonly serverErrorFaults: number[] = []
   readonly afterStoreFaults: AfterStoreFault[] = []
   readonly rateLimitFaults: RateLimitFault[] = []

@@ -98,7 +98,8 @@ function admit(call: Call): TokenGrant | null {
     throw new HttpFailure(401, 'Bad credentials', docs)
   }
   http.apiCalls += 1
-  for (const listener of http.requestListeners) listener(method, url.pathname + url.search)
+  for (const listener of http.requestListeners)
+    listener(method, url.pathname + url.search, String(requestBody ?? ''))
   const { limiter } = http
   const refused = limiter?.enter(method, path, requestBody)
   if (refused)

@@ -122,5 +122,26 @@ export const repoRoutes: Route[] = [
     docs: DOCS.compare,
     handle: (ctx) => ({ status: 200, json: compare(ctx, ctx.repo()) })
   },
+  {
+    method: 'GET',
+    template: '/repos/{owner}/{repo}/commits/{ref+}',
+    docs: DOCS.getRepoCommit,
+    handle(ctx) {
+      const repo = ctx.repo()
+      const commit = ctx.state.resolve(repo, ctx.params.ref)
+      // GitHub's text for an unknown SHA (widely reported, e.g. octokit/rest.js issues).
+      if (!commit) throw ctx.fail(422, `No commit found for SHA: ${ctx.params.ref}`)
+      const parent = commit.parents[0] ? repo.git.commits.get(commit.parents[0]) : null
+      const files = compareFiles(ctx, repo, parent, commit)
+      return {
+        status: 200,
+        json: {
+          ...listCommitJson(ctx, repo, commit),
+          stats: { total: 0, additions: 0, deletions: 0 },
+          files
+        }
+      }
+    }
+  },
   ...contentRoutes
 ]

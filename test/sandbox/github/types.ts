@@ -121,7 +121,7 @@ export interface GitHubSandbox {
   /** Fires for every branch move (API writes, merges, scripted writes) with the changed paths. */
   onCommit(listener: (commit: GitCommit) => void): () => void
   /** Called before each authenticated API request is handled (e.g. to race a PUT). */
-  beforeRequest(listener: (method: string, path: string) => void): () => void
+  beforeRequest(listener: (method: string, path: string, body: string) => void): () => void
   /**
    * The next `count` branch writes meet another writer who moves the branch first: a contents
    * PUT/DELETE answers `kind` ("is at X but expected Y"); a non-forced ref PATCH is no longer a fast

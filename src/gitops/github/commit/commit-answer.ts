@@ -1,6 +1,8 @@
 // What an answer to the commit mutation (createCommitOnBranch) means: read by status codes and
 // GraphQL's structured `type`, never by message text. Pure; table in
 // test/unit/gitops/github/commit/commit-refusal.test.ts.
+import { createHash } from 'node:crypto'
+import { type BranchFile, effectsOf } from '../../branch-guard.js'
 import type { GraphqlError } from '../pull-request/state.js'
 
 export type CommitRefusal = 'lost-race' | 'protected' | 'access' | 'other'
@@ -42,4 +44,36 @@ export function commitFailureStep(failure: {
   if (failure.mayHaveStored) return 'look'
   if (failure.errors === undefined) return 'error'
   return failure.errors.some((error) => error.type === undefined) ? 'look' : 'refused'
+}
+
+/** The blob SHA git gives these bytes: sha1("blob <length>\0" + bytes), as `git hash-object` prints. */
+export function gitBlobSha(text: string): string {
+  const bytes = Buffer.from(text, 'utf8')
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex')
+}
+
+export interface SentChange {
+  additions: Array<{ path: string; blobSha: string }>
+  deletions: string[]
+}
+
+/**
+ * Whether one commit's diff against its parent is exactly the change sent: each addition at its
+ * path with the bytes sent (by blob SHA), each deletion removed, and nothing else. After a lost
+ * answer this, not the message or the author (anyone can write those), says the commit is ours.
+ * A rename counts as the removal of its previous path and the addition of its path.
+ */
+export function isSentChange(files: readonly BranchFile[], sent: SentChange): boolean {
+  const added = new Map(sent.additions.map((a) => [a.path, a.blobSha]))
+  const deleted = new Set(sent.deletions)
+  const seen = new Set<string>()
+  for (const effect of files.flatMap(effectsOf)) {
+    seen.add(effect.path)
+    const fits =
+      effect.status === 'removed'
+        ? deleted.has(effect.path)
+        : added.has(effect.path) && effect.sha === added.get(effect.path)
+    if (!fits) return false
+  }
+  return [...added.keys(), ...deleted].every((path) => seen.has(path))
 }

@@ -4,7 +4,8 @@
 // API"), and fifty gates racing for one branch used up the 500 with lost races (bench --matrix 50).
 // It is compare-and-set: GitHub commits only while the branch is at expectedHeadOid.
 import type { GraphqlError } from '../pull-request/state.js'
-import { commitFailureStep, commitRefusal } from './commit-answer.js'
+import { commitFailureStep, commitRefusal, gitBlobSha, isSentChange } from './commit-answer.js'
+import { commitFiles } from './diff-files.js'
 import {
   callClock,
   type GitHubCall,
@@ -99,8 +100,7 @@ export async function commitOnBranch(input: CommitOnBranchInput): Promise<Commit
     }
     // The answer was lost, and the commit may have landed: the branch tells, never a blind resend.
     await callClock(input).sleep(200 * attempt, input.signal)
-    const since = await lookOnBranch(input, failure)
-    const ours = findOurs(since, input)
+    const { since, ours } = await lookOnBranch(input, failure)
     if (ours) return { sha: ours.sha, url: ours.url }
     if (since.length > 0) throw new LostRace(`branch ${input.branch} moved`)
     // Still at the expected head: nothing was stored. Send again (still compare-and-set), or stop.
@@ -108,10 +108,14 @@ export async function commitOnBranch(input: CommitOnBranchInput): Promise<Commit
   }
 }
 
-/** The commits since the expected head; a read that fails leaves the outcome unknown. */
-async function lookOnBranch(input: CommitOnBranchInput, failure: unknown): Promise<Landed[]> {
+/** The commits since the expected head, and ours; a read that fails leaves the outcome unknown. */
+async function lookOnBranch(
+  input: CommitOnBranchInput,
+  failure: unknown
+): Promise<{ since: Landed[]; ours: Landed | undefined }> {
   try {
-    return await commitsSince(input)
+    const since = await commitsSince(input)
+    return { since, ours: await findOurs(since, input) }
   } catch (error) {
     if (input.signal?.aborted) throw error
     throw new CommitOutcomeUnknown(
@@ -222,16 +226,21 @@ async function rulesBlockCommits(input: CommitOnBranchInput): Promise<boolean> {
 
 /**
  * Our commit: the first one after the expected head (only it can have that parent on a line of
- * first parents), with our message. The branch guard still judges its paths in pull-request mode.
+ * first parents) whose diff is exactly the change sent (commit-answer.ts), read from GitHub's
+ * own diff of that commit (REST "Get a commit"), never from its message or author.
  */
-function findOurs(since: Landed[], input: CommitOnBranchInput): Landed | undefined {
+async function findOurs(since: Landed[], input: CommitOnBranchInput): Promise<Landed | undefined> {
   const first = since[0]
-  const ours = first?.parent === input.expectedHead && first.message.trim() === input.message.trim()
-  return ours ? first : undefined
+  if (first?.parent !== input.expectedHead) return undefined
+  const sent = {
+    additions: input.additions.map((a) => ({ path: a.path, blobSha: gitBlobSha(a.content) })),
+    deletions: input.deletions
+  }
+  return isSentChange(await commitFiles(input, first.sha), sent) ? first : undefined
 }
 
 async function ourCommit(input: CommitOnBranchInput): Promise<CommitMade | null> {
-  const ours = findOurs(await commitsSince(input), input)
+  const ours = await findOurs(await commitsSince(input), input)
   return ours ? { sha: ours.sha, url: ours.url } : null
 }
 

@@ -11,6 +11,7 @@ import {
   type GateWrites
 } from '../../branch-guard.js'
 import { type GitHubCall, githubCall, repoOf } from '../client/call.js'
+import { branchFileOf } from '../commit/diff-files.js'
 import { readFileAt } from '../commit/read-file.js'
 import { GITOPS_TOKEN } from './wait-for-merge.js'
 
@@ -63,11 +64,7 @@ async function diffFiles(input: GitHubCall & { base: string; head: string }) {
         request
       })
   )
-  return (data.files ?? []).map((file) => ({
-    path: file.filename,
-    status: file.status,
-    ...(file.previous_filename === undefined ? {} : { previousPath: file.previous_filename })
-  }))
+  return (data.files ?? []).map(branchFileOf)
 }
 
 export async function readBranchChanges(

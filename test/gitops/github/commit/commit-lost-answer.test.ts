@@ -128,6 +128,30 @@ describe.each(octokits)('a lost commit answer, %s', (_, octokitOf) => {
     expect(mutations(repo)).toHaveLength(3)
   })
 
+  it('a lost answer, and another writer’s commit with our message: not ours, our change is committed', async () => {
+    const repo = newRepo()
+    const before = commitsOf(repo).length
+    sandbox.failGraphqlUnstored(1, MUTATION)
+    let forged = ''
+    const stop = sandbox.beforeRequest((method, path) => {
+      if (!forged && method === 'POST' && path === '/graphql')
+        forged = sandbox.writeFile(
+          OWNER,
+          repo,
+          'main',
+          'apps/prod.yaml',
+          'x\n',
+          'Test acme.docker version v2'
+        )
+    })
+    const outcome = await change(repo, octokitOf()).finally(() => stop())
+    expect(forged).not.toBe('')
+    expect(outcome).toMatchObject({ status: 'created' })
+    expect(outcome.commitSha).not.toBe(forged)
+    expect(commitsOf(repo)).toHaveLength(before + 2)
+    expect(sandbox.readFile(OWNER, repo, 'main', PATH)).toBe(renderManifest(wanted))
+  })
+
   it('a timeout, and the branch cannot be read: the outcome is unknown, never "nothing"', async () => {
     const repo = newRepo()
     sandbox.timeOutAfterStoring(1, MUTATION)

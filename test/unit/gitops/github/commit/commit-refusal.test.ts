@@ -1,8 +1,12 @@
-// commitRefusal: what a refusal of createCommitOnBranch means, by the structured `type` alone.
+// commitRefusal: what a refusal of createCommitOnBranch means, by the structured `type` alone;
+// isSentChange: whether a commit found after a lost answer is ours, by its content alone.
 import { describe, expect, it } from '@jest/globals'
+import type { BranchFile } from '../../../../../src/gitops/branch-guard.js'
 import {
   commitFailureStep,
-  commitRefusal
+  commitRefusal,
+  gitBlobSha,
+  isSentChange
 } from '../../../../../src/gitops/github/commit/commit-answer.js'
 
 const HEAD = '0123456789abcdef0123456789abcdef01234567'
@@ -80,5 +84,70 @@ describe('commitFailureStep', () => {
     ['a 4xx answer', false, undefined, false, 'error']
   ] as const)('%s -> %s', (_name, rateLimited, errors, mayHaveStored, expected) => {
     expect(commitFailureStep({ rateLimited, errors, mayHaveStored })).toBe(expected)
+  })
+})
+
+describe('isSentChange: our commit after a lost answer, by content', () => {
+  const MANIFEST = 'tests/docker-v2.yaml'
+  const OLD = 'tests/docker-v1.yaml'
+  const TEXT = 'kind: CoderTemplateTest\n'
+  const SHA = gitBlobSha(TEXT)
+  const sent = { additions: [{ path: MANIFEST, blobSha: SHA }], deletions: [OLD] }
+
+  it('hashes as git hash-object does', () => {
+    // `printf 'hello\n' | git hash-object --stdin`
+    expect(gitBlobSha('hello\n')).toBe('ce013625030ba8dba906f756967f9e9ca394464a')
+  })
+
+  it.each<[string, BranchFile[], boolean]>([
+    [
+      'the addition and the deletion',
+      [
+        { path: MANIFEST, status: 'added', sha: SHA },
+        { path: OLD, status: 'removed' }
+      ],
+      true
+    ],
+    [
+      'shown as one rename',
+      [{ path: MANIFEST, status: 'renamed', previousPath: OLD, sha: SHA }],
+      true
+    ],
+    [
+      'a modified manifest with the bytes sent',
+      [
+        { path: MANIFEST, status: 'modified', sha: SHA },
+        { path: OLD, status: 'removed' }
+      ],
+      true
+    ],
+    [
+      'other bytes at the path (the same message does not matter)',
+      [
+        { path: MANIFEST, status: 'added', sha: gitBlobSha('kind: Secret\n') },
+        { path: OLD, status: 'removed' }
+      ],
+      false
+    ],
+    ['another path only', [{ path: 'apps/prod.yaml', status: 'modified', sha: SHA }], false],
+    [
+      'ours plus another path',
+      [
+        { path: MANIFEST, status: 'added', sha: SHA },
+        { path: OLD, status: 'removed' },
+        { path: 'apps/prod.yaml', status: 'removed' }
+      ],
+      false
+    ],
+    ['the deletion missing', [{ path: MANIFEST, status: 'added', sha: SHA }], false],
+    ['the addition missing', [{ path: OLD, status: 'removed' }], false],
+    ['an empty commit', [], false],
+    [
+      'a rename from a path not deleted',
+      [{ path: MANIFEST, status: 'renamed', previousPath: 'apps/prod.yaml', sha: SHA }],
+      false
+    ]
+  ])('%s', (_name, files, expected) => {
+    expect(isSentChange(files, sent)).toBe(expected)
   })
 })

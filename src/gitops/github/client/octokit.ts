@@ -5,7 +5,7 @@ import { retry } from '@octokit/plugin-retry'
 import { throttling, type ThrottlingOptions } from '@octokit/plugin-throttling'
 import { backoff } from '../../../timing/backoff.js'
 import { sleep } from '../../../timing/sleep.js'
-import { rateLimitWait } from './call.js'
+import { type CallLimit, rateLimitWait } from './call.js'
 import type { GitOpsOctokit } from './octokit-type.js'
 
 export type { GitOpsOctokit } from './octokit-type.js'
@@ -80,11 +80,34 @@ function stopOnAbort(octokit: {
   })
 }
 
-// The request options the plugin hands its handlers; rateLimitResend: resend.ts.
+// plugin-throttling throws GraphQL's primary limit (an HTTP 200 with RATE_LIMITED) as a plain Error
+// without the `request` a RequestError carries. Registered last, so its hook runs after the
+// throttling plugin's: it adds the request's own options (not its headers, which hold the token),
+// so that call.ts userError finds the call's limit and last decision on that error too.
+function keepRequestOptions(octokit: {
+  hook: {
+    error(
+      name: 'request',
+      hook: (error: unknown, options: { method: string; url: string; request?: object }) => unknown
+    ): void
+  }
+}): void {
+  octokit.hook.error('request', (error, options) => {
+    const failed = error as { request?: unknown; response?: unknown } | null
+    if (failed instanceof Error && failed.response !== undefined && failed.request === undefined) {
+      const { method, url, request } = options
+      Object.assign(failed, { request: { method, url, request } })
+    }
+    throw error
+  })
+}
+
+// The request options the plugin hands its handlers: callLimit from call.ts requestOptions,
+// rateLimitResend from resend.ts withoutRateLimitResend.
 interface LimitedRequest {
   method: string
   url: string
-  request?: { signal?: AbortSignal; rateLimitResend?: boolean }
+  request?: { signal?: AbortSignal; callLimit?: CallLimit; rateLimitResend?: boolean }
 }
 
 /**
@@ -107,10 +130,11 @@ function rateLimitHandler(
     // The request options carry the token only in headers; log method and URL template alone.
     const what = `${request.method} ${request.url}`
     // resend.ts withoutRateLimitResend: the caller waits, re-reads and builds a new request itself
-    // (github-call.ts rateLimitOf reads both kinds, GraphQL's 200 RATE_LIMITED included).
+    // (call.ts rateLimitOf reads both kinds, GraphQL's 200 RATE_LIMITED included).
     if (request.request?.rateLimitResend === false) return false
-    // The wait is the step's (github-call.ts rateLimitWait): the call's own limit stops meanwhile.
-    // The plugin's wait cannot be interrupted, so a cancelled run must not start one.
+    // The wait is the step's (call.ts rateLimitWait, with the call's limit from its request
+    // options): the call's own time limit stops meanwhile. The plugin's wait cannot be interrupted,
+    // so a cancelled run must not start one.
     const signal = request.request?.signal
     // Gates that share a token are told the same short wait; a jittered spread that grows with
     // each retry keeps them from racing for the same freed slot again (counted in the decision).
@@ -120,7 +144,7 @@ function rateLimitHandler(
       maxMs: 30 * delayUnitMs,
       jitter: 'full'
     })
-    const decision = rateLimitWait(signal, {
+    const decision = rateLimitWait(request.request, {
       waitMs: retryAfter * delayUnitMs + spreadMs,
       maxWaitMs: maxWaitSeconds * delayUnitMs,
       retryCount,
@@ -186,6 +210,7 @@ export function createGitOpsOctokit(options: GitOpsOctokitOptions): GitOpsOctoki
     },
     stopOnAbort,
     retry,
-    throttling
+    throttling,
+    keepRequestOptions
   )
 }

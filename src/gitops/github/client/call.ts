@@ -1,5 +1,5 @@
-// One GitHub call as the pull-request and comment adapters make it: the caller's signal plus a time
-// limit of its own, and a user-facing error that names the token input and never its value.
+// One GitHub call: the caller's signal plus a time limit of its own, and a user-facing error that
+// names the token input and never its value. How a call retries: the header of octokit.ts.
 import { type Clock, systemClock } from '../../../timing/clock.js'
 import type { GitOpsOctokit } from './octokit-type.js'
 

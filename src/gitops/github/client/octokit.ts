@@ -1,5 +1,43 @@
-// The Octokit used for the GitOps repository: @actions/github's client plus the retry plugin
-// (5xx) and the throttling plugin (primary and secondary rate limits).
+// The Octokit of the GitOps repository, and how one GitHub call through it retries. Each step names
+// the function that does it.
+// 0. Each call has its own time limit besides the run's cancel (call.ts requestOptions, default
+//    30 s). An aborted request is never re-sent (stopOnAbort).
+// 1. Failures: the retry plugin (https://github.com/octokit/plugin-retry.js) re-sends a request
+//    that got no answer or a 5xx, up to `retries` times (default 3), after 1, 4 and 9 s. It never
+//    re-sends 400, 401, 403, 404, 409, 410, 422, 429 or 451 (DO_NOT_RETRY), nor a request sent with
+//    `retries: 0` (resend.ts withoutBlindRetry).
+// 2. Rate limits: the throttling plugin (https://github.com/octokit/plugin-throttling.js) reads
+//    GitHub's answer as documented in
+//    https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api and
+//    https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api.
+//    A 403 or 429 whose message names a secondary rate limit waits `retry-after` (else 60 s); a
+//    primary limit (`x-ratelimit-remaining: 0`, or GraphQL's 200 with type RATE_LIMITED) waits
+//    until `x-ratelimit-reset`. The plugin asks rateLimitHandler, which asks call.ts rateLimitWait
+//    with the call's own limit, the `callLimit` request option. With a step deadline the call
+//    waits when the wait, a jittered spread and one more time limit end by the deadline; without
+//    one, at most 2 waits of at most maxRateLimitWaitSeconds (call.ts decideRateLimitWait). Else it
+//    fails, and call.ts userError names the limit, its end and why the gate stopped. The plugin
+//    also spaces writes 1 s apart, as
+//    https://docs.github.com/en/rest/using-the-rest-api/best-practices-for-using-the-rest-api asks.
+// 3. Writes that are not idempotent (the commit, a new branch, the pull-request comment) go out
+//    with `retries: 0`: a lost answer (a 5xx, none, our time limit: resend.ts mayHaveStored) may
+//    hide a stored write, so the caller looks for it before it writes again, at most
+//    CHECKED_WRITE_ATTEMPTS times. The commit reads the branch since the head it was pinned to
+//    (commit/commit-on-branch.ts commitOnBranch).
+// 4. The commit (GraphQL createCommitOnBranch, pinned to the head it was judged at by
+//    `expectedHeadOid`: https://docs.github.com/en/graphql/reference/mutations#createcommitonbranch)
+//    is not re-sent after a rate-limit wait either (resend.ts withoutRateLimitResend): by then the
+//    head has likely moved. commit/change.ts waits as commit-rate-limit.ts afterCommitRateLimit
+//    decides (the rule of step 2), then re-reads the head and judges the change again.
+// 5. A lost race (STALE_DATA: another writer moved the branch first) pauses with full jitter, at
+//    most 5 s, until the deadline (race-backoff.ts nextRaceAttempt), then re-reads and tries again.
+// A 403 secondary limit during a commit: the retry plugin leaves a 403 alone. The throttling plugin
+// asks rateLimitHandler, which gives up at once (rateLimitResend: false), so nothing is re-sent.
+// commitOnBranch throws RateLimitedCommit. change.ts waits `retry-after` plus a spread when the
+// step's deadline holds that wait and one more time limit, then reads the head and commits anew;
+// otherwise the step fails with "GitHub's secondary rate limit stopped committing to ...".
+// A cancel ends the waits of steps 3 to 5 and the spread of step 2 at once. The plugin's own wait
+// cannot be interrupted: a cancelled call starts none, and the deadline bounds it.
 import { getOctokit } from '@actions/github'
 import { retry } from '@octokit/plugin-retry'
 import { throttling, type ThrottlingOptions } from '@octokit/plugin-throttling'

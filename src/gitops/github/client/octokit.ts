@@ -37,7 +37,7 @@
 // step's deadline holds that wait and one more time limit, then reads the head and commits anew;
 // otherwise the step fails with "GitHub's secondary rate limit stopped committing to ...".
 // A cancel ends the waits of steps 3 to 5 and the spread of step 2 at once. The plugin's own wait
-// cannot be interrupted: a cancelled call starts none, and the deadline bounds it.
+// cannot be interrupted: a cancelled call starts none, and step 2's rule bounds it.
 import { getOctokit } from '@actions/github'
 import { retry } from '@octokit/plugin-retry'
 import { throttling, type ThrottlingOptions } from '@octokit/plugin-throttling'

@@ -24,7 +24,7 @@ export interface GitHubHostOptions {
   repo: string
   /** The web server of the repository (GITHUB_SERVER_URL), for links. */
   serverUrl: string
-  /** Time limit of each call; tests shorten it. Default github-call.ts's. */
+  /** Time limit of each call; tests shorten it. Default client/call.ts's. */
   requestTimeoutMs?: number
 }
 

@@ -1,5 +1,5 @@
-// One GitHub call as the pull-request and comment adapters make it: the caller's signal plus a time
-// limit of its own, and a user-facing error that names the token input and never its value.
+// One GitHub call: the caller's signal plus a time limit of its own, and a user-facing error that
+// names the token input and never its value. How a call retries: the header of octokit.ts.
 import { type Clock, systemClock } from '../../../timing/clock.js'
 import type { GitOpsOctokit } from './octokit-type.js'
 
@@ -36,51 +36,67 @@ export function repoOf(input: GitHubCall): { owner: string; repo: string } {
   return { owner: input.owner, repo: input.repo }
 }
 
+/**
+ * The request options of one GitHub call (Octokit's `request`): its signal, and its limit, which
+ * octokit.ts's rate-limit handler reads from the options the throttling plugin hands it.
+ */
+export interface CallRequest {
+  signal: AbortSignal
+  callLimit: CallLimit
+}
+
 // An aborted call is not retried (octokit.ts stopOnAbort), so the limit bounds each call. Its timer
 // stops while the throttling plugin waits for a rate limit (rateLimitWait) and starts again after.
-export function requestOptions(input: GitHubCall): { signal: AbortSignal } {
-  const limitMs = input.requestTimeoutMs ?? DEFAULT_GITHUB_REQUEST_TIMEOUT_MS
-  const limit = new AbortController()
-  let timer: NodeJS.Timeout | undefined
-  const arm = (ms: number): void => {
-    clearTimeout(timer)
-    const timedOut = (): void =>
-      limit.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'))
-    timer = setTimeout(timedOut, ms)
-    timer.unref() // as AbortSignal.timeout: never keeps the process alive
+export function requestOptions(input: GitHubCall): CallRequest {
+  const callLimit = new CallLimit(
+    input.requestTimeoutMs ?? DEFAULT_GITHUB_REQUEST_TIMEOUT_MS,
+    input.deadline,
+    callClock(input).now
+  )
+  const signal = input.signal ? AbortSignal.any([input.signal, callLimit.signal]) : callLimit.signal
+  return { signal, callLimit }
+}
+
+/**
+ * One call's time limit, its step's deadline and its last rate-limit decision. A class, not a plain
+ * object: Octokit deep-merges plain objects of the request options into copies, and this one must
+ * stay the same object from the handler to the error (userError reads lastDecision).
+ */
+export class CallLimit {
+  /** The last rate-limit decision, so that the call's error says why it gave up (rateLimitText). */
+  lastDecision: RateLimitWaitDecision | undefined
+  private readonly timeout = new AbortController()
+  readonly signal = this.timeout.signal
+  private timer: NodeJS.Timeout | undefined
+
+  constructor(
+    readonly requestTimeoutMs: number,
+    /** Epoch ms: the step's deadline, if the call has one. */
+    readonly deadline: number | undefined,
+    readonly now: () => number
+  ) {
+    this.arm(requestTimeoutMs)
   }
-  arm(limitMs)
-  const signal = input.signal ? AbortSignal.any([input.signal, limit.signal]) : limit.signal
-  const now = callClock(input).now
-  callLimits.set(signal, {
-    deadline: input.deadline,
-    now,
-    requestTimeoutMs: limitMs,
-    restartAfter: (ms) => arm(ms + limitMs),
-    decided: (decision) => lastRateLimitDecisions.set(input, decision)
-  })
-  return { signal }
-}
 
-interface CallLimit {
-  deadline: number | undefined
-  now: () => number
-  requestTimeoutMs: number
-  restartAfter(waitMs: number): void
-  decided(decision: RateLimitWaitDecision): void
-}
+  /** After a rate-limit wait of `waitMs`, the call's own time limit starts again. */
+  restartAfter(waitMs: number): void {
+    this.arm(waitMs + this.requestTimeoutMs)
+  }
 
-// The last rate-limit decision of a call, so that its error says why it gave up (rateLimitText).
-const lastRateLimitDecisions = new WeakMap<GitHubCall, RateLimitWaitDecision>()
+  private arm(ms: number): void {
+    clearTimeout(this.timer)
+    const reason = () =>
+      new DOMException('The operation was aborted due to timeout', 'TimeoutError')
+    this.timer = setTimeout(() => this.timeout.abort(reason()), ms)
+    this.timer.unref() // as AbortSignal.timeout: never keeps the process alive
+  }
+}
 
 /**
  * Without a step deadline the plugin's waits cannot be interrupted, so they keep the old bound: this
  * many retries, each at most maxWaitMs.
  */
 export const NO_DEADLINE_MAX_RATE_LIMIT_RETRIES = 2
-
-// The throttling plugin hands its handlers the request options, whose signal is requestOptions'.
-const callLimits = new WeakMap<AbortSignal, CallLimit>()
 
 export type RateLimitWaitDecision = 'wait' | 'past-deadline' | 'too-long' | 'too-many' | 'aborted'
 
@@ -111,24 +127,34 @@ export function decideRateLimitWait(input: {
 }
 
 /**
- * The throttling plugin's question for one call: may it wait `waitMs`? On 'wait' the call's own
- * time limit restarts after the wait.
+ * The throttling plugin's question for one call: may it wait `waitMs`? The call's limit comes with
+ * the request options (requestOptions); it keeps the decision, and on 'wait' restarts its timer.
  */
 export function rateLimitWait(
-  signal: AbortSignal | undefined,
+  request: { signal?: AbortSignal; callLimit?: CallLimit } | undefined,
   wait: { waitMs: number; maxWaitMs: number; retryCount: number; maxRetries: number }
 ): RateLimitWaitDecision {
-  const limit = signal ? callLimits.get(signal) : undefined
+  const limit = request?.callLimit
   const decision = decideRateLimitWait({
     ...wait,
     now: (limit?.now ?? systemClock.now)(),
     deadline: limit?.deadline,
     requestTimeoutMs: limit?.requestTimeoutMs ?? DEFAULT_GITHUB_REQUEST_TIMEOUT_MS,
-    aborted: signal?.aborted ?? false
+    aborted: request?.signal?.aborted ?? false
   })
-  limit?.decided(decision)
+  if (limit) limit.lastDecision = decision
   if (decision === 'wait') limit?.restartAfter(wait.waitMs)
   return decision
+}
+
+/**
+ * The last rate-limit decision of the request that failed: an Octokit error carries the options it
+ * was sent with (RequestError's `request`; octokit.ts keepRequestOptions adds them where missing).
+ */
+function lastDecisionOf(error: unknown): RateLimitWaitDecision | undefined {
+  const sent = error as { request?: { request?: { callLimit?: unknown } } } | null
+  const limit = sent?.request?.request?.callLimit
+  return limit instanceof CallLimit ? limit.lastDecision : undefined
 }
 
 /** Sends one request; any failure becomes a user-facing error (a cancel stays the cancel). */
@@ -136,7 +162,7 @@ export async function githubCall<T>(
   input: GitHubCall,
   token: TokenAdvice,
   doing: string,
-  send: (request: { signal: AbortSignal }) => Promise<T>
+  send: (request: CallRequest) => Promise<T>
 ): Promise<T> {
   try {
     return await send(requestOptions(input))
@@ -179,7 +205,7 @@ export function userError(
   }
   const limited = rateLimitOf(error, callClock(input).now())
   if (limited) {
-    const text = rateLimitText(limited, doing, where, lastRateLimitDecisions.get(input))
+    const text = rateLimitText(limited, doing, where, lastDecisionOf(error))
     return new Error(text, { cause: error })
   }
   const github = githubError(error)

@@ -1,11 +1,6 @@
-// What the commit loop does when GitHub refused the createCommitOnBranch mutation for a rate limit.
-// The throttling plugin would re-send the same mutation after the wait, still pinned to the head it
-// was judged at; after seconds of waiting another writer has almost surely moved the branch, so
-// that re-send is a wasted content-creating request that comes back STALE_DATA (bench --matrix 50:
-// 174 lost races, 165 refusals). The mutation goes out without that re-send (octokit.ts
-// withoutRateLimitResend) and the loop waits here, then re-reads the head and judges again. The
-// rules are github-call.ts's: the wait GitHub asked for counts against the step's deadline. Pure when
-// `random` is given (production leaves it to Math.random, as the throttle handler's spread).
+// The commit loop's wait after a rate limit on the commit mutation: step 4 of the header of
+// octokit.ts. A re-send pinned to the old head came back STALE_DATA (bench --matrix 50: 174 lost
+// races, 165 refusals). Pure when `random` is given (else Math.random, as the handler's spread).
 import { backoff } from '../../../timing/backoff.js'
 import {
   decideRateLimitWait,
@@ -54,7 +49,7 @@ export function afterCommitRateLimit(
     now: at.now,
     deadline: at.deadline,
     requestTimeoutMs: at.requestTimeoutMs,
-    // With a deadline, time alone bounds the waits (github-call.ts); these are unused.
+    // With a deadline, time alone bounds the waits (call.ts decideRateLimitWait); these are unused.
     maxWaitMs: 0,
     retryCount: 0,
     maxRetries: 0,

@@ -1,11 +1,49 @@
-// The Octokit used for the GitOps repository: @actions/github's client plus the retry plugin
-// (5xx) and the throttling plugin (primary and secondary rate limits).
+// The Octokit of the GitOps repository, and how one GitHub call through it retries. Each step names
+// the function that does it.
+// 0. Each call has its own time limit besides the run's cancel (call.ts requestOptions, default
+//    30 s). An aborted request is never re-sent (stopOnAbort).
+// 1. Failures: the retry plugin (https://github.com/octokit/plugin-retry.js) re-sends a request
+//    that got no answer or a 5xx, up to `retries` times (default 3), after 1, 4 and 9 s. It never
+//    re-sends 400, 401, 403, 404, 409, 410, 422, 429 or 451 (DO_NOT_RETRY), nor a request sent with
+//    `retries: 0` (resend.ts withoutBlindRetry).
+// 2. Rate limits: the throttling plugin (https://github.com/octokit/plugin-throttling.js) reads
+//    GitHub's answer as documented in
+//    https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api and
+//    https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api.
+//    A 403 or 429 whose message names a secondary rate limit waits `retry-after` (else 60 s); a
+//    primary limit (`x-ratelimit-remaining: 0`, or GraphQL's 200 with type RATE_LIMITED) waits
+//    until `x-ratelimit-reset`. The plugin asks rateLimitHandler, which asks call.ts rateLimitWait
+//    with the call's own limit, the `callLimit` request option. With a step deadline the call
+//    waits when the wait, a jittered spread and one more time limit end by the deadline; without
+//    one, at most 2 waits of at most maxRateLimitWaitSeconds (call.ts decideRateLimitWait). Else it
+//    fails, and call.ts userError names the limit, its end and why the gate stopped. The plugin
+//    also spaces writes 1 s apart, as
+//    https://docs.github.com/en/rest/using-the-rest-api/best-practices-for-using-the-rest-api asks.
+// 3. Writes that are not idempotent (the commit, a new branch, the pull-request comment) go out
+//    with `retries: 0`: a lost answer (a 5xx, none, our time limit: resend.ts mayHaveStored) may
+//    hide a stored write, so the caller looks for it before it writes again, at most
+//    CHECKED_WRITE_ATTEMPTS times. The commit reads the branch since the head it was pinned to
+//    (commit/commit-on-branch.ts commitOnBranch).
+// 4. The commit (GraphQL createCommitOnBranch, pinned to the head it was judged at by
+//    `expectedHeadOid`: https://docs.github.com/en/graphql/reference/mutations#createcommitonbranch)
+//    is not re-sent after a rate-limit wait either (resend.ts withoutRateLimitResend): by then the
+//    head has likely moved. commit/change.ts waits as commit-rate-limit.ts afterCommitRateLimit
+//    decides (the rule of step 2), then re-reads the head and judges the change again.
+// 5. A lost race (STALE_DATA: another writer moved the branch first) pauses with full jitter, at
+//    most 5 s, until the deadline (race-backoff.ts nextRaceAttempt), then re-reads and tries again.
+// A 403 secondary limit during a commit: the retry plugin leaves a 403 alone. The throttling plugin
+// asks rateLimitHandler, which gives up at once (rateLimitResend: false), so nothing is re-sent.
+// commitOnBranch throws RateLimitedCommit. change.ts waits `retry-after` plus a spread when the
+// step's deadline holds that wait and one more time limit, then reads the head and commits anew;
+// otherwise the step fails with "GitHub's secondary rate limit stopped committing to ...".
+// A cancel ends the waits of steps 3 to 5 and the spread of step 2 at once. The plugin's own wait
+// cannot be interrupted: a cancelled call starts none, and step 2's rule bounds it.
 import { getOctokit } from '@actions/github'
 import { retry } from '@octokit/plugin-retry'
 import { throttling, type ThrottlingOptions } from '@octokit/plugin-throttling'
 import { backoff } from '../../../timing/backoff.js'
 import { sleep } from '../../../timing/sleep.js'
-import { rateLimitWait } from './call.js'
+import { type CallLimit, rateLimitWait } from './call.js'
 import type { GitOpsOctokit } from './octokit-type.js'
 
 export type { GitOpsOctokit } from './octokit-type.js'
@@ -80,11 +118,34 @@ function stopOnAbort(octokit: {
   })
 }
 
-// The request options the plugin hands its handlers; rateLimitResend: resend.ts.
+// plugin-throttling throws GraphQL's primary limit (an HTTP 200 with RATE_LIMITED) as a plain Error
+// without the `request` a RequestError carries. Registered last, so its hook runs after the
+// throttling plugin's: it adds the request's own options (not its headers, which hold the token),
+// so that call.ts userError finds the call's limit and last decision on that error too.
+function keepRequestOptions(octokit: {
+  hook: {
+    error(
+      name: 'request',
+      hook: (error: unknown, options: { method: string; url: string; request?: object }) => unknown
+    ): void
+  }
+}): void {
+  octokit.hook.error('request', (error, options) => {
+    const failed = error as { request?: unknown; response?: unknown } | null
+    if (failed instanceof Error && failed.response !== undefined && failed.request === undefined) {
+      const { method, url, request } = options
+      Object.assign(failed, { request: { method, url, request } })
+    }
+    throw error
+  })
+}
+
+// The request options the plugin hands its handlers: callLimit from call.ts requestOptions,
+// rateLimitResend from resend.ts withoutRateLimitResend.
 interface LimitedRequest {
   method: string
   url: string
-  request?: { signal?: AbortSignal; rateLimitResend?: boolean }
+  request?: { signal?: AbortSignal; callLimit?: CallLimit; rateLimitResend?: boolean }
 }
 
 /**
@@ -107,10 +168,11 @@ function rateLimitHandler(
     // The request options carry the token only in headers; log method and URL template alone.
     const what = `${request.method} ${request.url}`
     // resend.ts withoutRateLimitResend: the caller waits, re-reads and builds a new request itself
-    // (github-call.ts rateLimitOf reads both kinds, GraphQL's 200 RATE_LIMITED included).
+    // (call.ts rateLimitOf reads both kinds, GraphQL's 200 RATE_LIMITED included).
     if (request.request?.rateLimitResend === false) return false
-    // The wait is the step's (github-call.ts rateLimitWait): the call's own limit stops meanwhile.
-    // The plugin's wait cannot be interrupted, so a cancelled run must not start one.
+    // The wait is the step's (call.ts rateLimitWait, with the call's limit from its request
+    // options): the call's own time limit stops meanwhile. The plugin's wait cannot be interrupted,
+    // so a cancelled run must not start one.
     const signal = request.request?.signal
     // Gates that share a token are told the same short wait; a jittered spread that grows with
     // each retry keeps them from racing for the same freed slot again (counted in the decision).
@@ -120,7 +182,7 @@ function rateLimitHandler(
       maxMs: 30 * delayUnitMs,
       jitter: 'full'
     })
-    const decision = rateLimitWait(signal, {
+    const decision = rateLimitWait(request.request, {
       waitMs: retryAfter * delayUnitMs + spreadMs,
       maxWaitMs: maxWaitSeconds * delayUnitMs,
       retryCount,
@@ -186,6 +248,7 @@ export function createGitOpsOctokit(options: GitOpsOctokitOptions): GitOpsOctoki
     },
     stopOnAbort,
     retry,
-    throttling
+    throttling,
+    keepRequestOptions
   )
 }

@@ -1,6 +1,5 @@
-// The pause after a lost commit race (another writer moved the branch first). Many gates on one
-// branch lose often, so the bound is time (the sync deadline), not a count; full jitter spreads the
-// writers apart (the AWS Architecture Blog's "Exponential Backoff And Jitter"). Pure.
+// The pause after a lost commit race: step 5 of the header of octokit.ts. Full jitter, as in
+// https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/. Pure.
 import { backoff } from '../../../timing/backoff.js'
 
 export const RACE_BACKOFF_BASE_MS = 100

@@ -1,6 +1,5 @@
-// Writes that are not idempotent (a comment, a new ref) are never re-sent blind: the retry plugin
-// re-sends after a 5xx, yet GitHub may have stored the first one before the answer was lost. These
-// writes go out with the plugin's retry off; their caller looks again before it writes again.
+// The request options of writes that are never re-sent blind, and whether a lost answer may have
+// stored one: steps 3 and 4 of the header of octokit.ts.
 import { githubError } from './call.js'
 
 /** Attempts of a write that its caller checks between attempts. */
@@ -20,9 +19,9 @@ export function mayHaveStored(error: unknown): boolean {
 }
 
 /**
- * Request options that make octokit.ts's secondary-rate-limit handler give up on this one request
- * instead of re-sending it after the wait: for a compare-and-set write (the commit mutation) whose
- * caller re-reads before it writes again (commit-rate-limit.ts).
+ * Request options that make octokit.ts's rate-limit handler give up on this one request instead of
+ * re-sending it after the wait: for a compare-and-set write (the commit mutation) whose caller
+ * re-reads before it writes again (commit-rate-limit.ts).
  */
 export function withoutRateLimitResend<T extends object>(
   request: T

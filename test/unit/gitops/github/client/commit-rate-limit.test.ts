@@ -7,7 +7,7 @@ const NOW = 1_000_000_000_000
 const SECONDARY =
   'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.'
 
-/** An Octokit RequestError by shape (github-call.ts githubError reads it so). */
+/** An Octokit RequestError by shape (call.ts githubError reads it so). */
 const answer = (status: number, message: string, headers: Record<string, string> = {}) => ({
   status,
   message,

@@ -23,7 +23,8 @@
 //    with `retries: 0`: a lost answer (a 5xx, none, our time limit: resend.ts mayHaveStored) may
 //    hide a stored write, so the caller looks for it before it writes again, at most
 //    CHECKED_WRITE_ATTEMPTS times. The commit reads the branch since the head it was pinned to
-//    (commit/commit-on-branch.ts commitOnBranch).
+//    (commit/commit-on-branch.ts commitOnBranch); a commit there is ours only when its diff is
+//    exactly the change sent (commit/commit-answer.ts isSentChange), never by its message.
 // 4. The commit (GraphQL createCommitOnBranch, pinned to the head it was judged at by
 //    `expectedHeadOid`: https://docs.github.com/en/graphql/reference/mutations#createcommitonbranch)
 //    is not re-sent after a rate-limit wait either (resend.ts withoutRateLimitResend): by then the

@@ -16,11 +16,8 @@ import { locateTested } from './steps/locate.js'
 import { observeActiveVersion } from './steps/observe.js'
 import { type Preflight, runPreflight } from './steps/preflight.js'
 import { promoteTested } from './steps/promote.js'
-import {
-  AUTO_MERGE_OFF_MS,
-  mergeGatePullRequest,
-  openGatePullRequest
-} from './steps/pull-request.js'
+import { AUTO_MERGE_OFF_MS, mergeGatePullRequest } from './steps/merge.js'
+import { openGatePullRequest } from './steps/pull-request.js'
 import { PUSH_CANCEL_GRACE_MS, pushVersion } from './steps/push.js'
 import { planPresetTests } from './steps/presets.js'
 import { refreshEngines } from './steps/refresh.js'

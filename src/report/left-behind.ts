@@ -115,11 +115,11 @@ function autoMergeClause(
   if (!autoMerge || failure === undefined) return ''
   if (failure.autoMergeOff === true)
     return ' The gate turned its auto-merge off: nothing merges while no run watches.'
-  // A cancel keeps no facts: the log says whether turning it off worked.
-  if (failure.status === 'cancelled')
-    return ' The gate asked GitHub to turn its auto-merge off on the cancel (the log says whether it did): check it before you merge.'
   if (failure.autoMergeOff === false)
     return ` Its auto-merge is still on: the gate could not turn it off, so a later push merges with no run watching. Turn it off with \`gh pr merge ${number} --repo ${repository} --disable-auto\`.`
+  // A cancel that cut the step before it said: the log tells whether turning it off worked.
+  if (failure.status === 'cancelled')
+    return ' The gate asked GitHub to turn its auto-merge off on the cancel (the log says whether it did): check it before you merge.'
   return ''
 }
 

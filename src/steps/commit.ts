@@ -3,7 +3,7 @@
 // mode to coder-template-gate/<test-name>, created from gitops-branch. Safe to run twice: identical
 // content and nothing to remove make no commit.
 import type { CoderTemplateTest } from '../objects/coder-k8s.js'
-import type { ChangeOutcome, GitHost, HostCall } from '../gitops/host.js'
+import type { ChangeOutcome, GitHost } from '../gitops/host.js'
 import { type DroppedRemoval, droppedRemovalText, type TestState } from '../gitops/prune.js'
 import { prunable } from './commit-prune.js'
 import { manifestPathOf, pullRequestBranch } from '../gitops/naming.js'
@@ -13,7 +13,7 @@ import type { PlannedTest } from '../coder/preset-selection.js'
 import { defaultPlan } from './presets.js'
 import type { Preflight } from './preflight.js'
 import type { Pushed } from './push.js'
-import { clockOf, failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
+import { callOf, failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
 
 /** One test of the run as committed: the default test, or one per preset (test-presets). */
 export interface CommittedTest {
@@ -135,10 +135,6 @@ function commitFailure(host: GitHost, error: unknown): StepResult<never, CommitF
     advice: commitAdvice(host, error),
     ...(outcomeUnknown ? { facts: { outcomeUnknown } } : {})
   })
-}
-
-function callOf(context: StepContext): HostCall {
-  return { signal: context.signal, clock: clockOf(context) }
 }
 
 function committedTests(input: CommitInput): CommittedTest[] {

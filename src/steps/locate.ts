@@ -3,7 +3,7 @@
 // manifest <gitops-path>/<test-name>.yaml on gitops-branch, and the guard's starting point.
 import type { CoderTemplateTest } from '../objects/coder-k8s.js'
 import type { CoderClient } from '../coder/client.js'
-import type { GitHost, HostCall } from '../gitops/host.js'
+import type { GitHost } from '../gitops/host.js'
 import type { CommittedTest } from './commit.js'
 import { planPresetTests } from './presets.js'
 import { expectedVersionProblem, manifestProblem, versionProblem } from '../verdict/locate-rules.js'
@@ -11,7 +11,7 @@ import { manifestPathOf } from '../gitops/naming.js'
 import { parseManifest } from '../objects/manifest.js'
 import type { Settings } from '../settings/settings.js'
 import type { Preflight, VersionRef } from './preflight.js'
-import { clockOf, failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
+import { callOf, failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
 
 export interface Located {
   /** This commit's version: the one the test job pushed and tested. */
@@ -137,10 +137,6 @@ interface ManifestRead {
   manifest: CoderTemplateTest | null
   commitSha: string
   commitUrl: string
-}
-
-function callOf(context: StepContext): HostCall {
-  return { signal: context.signal, clock: clockOf(context) }
 }
 
 /** The file at the branch head read first: every manifest and commit-sha agree. */

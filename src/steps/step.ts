@@ -53,6 +53,11 @@ export function clockOf(context: StepContext): Clock {
   }
 }
 
+/** What a host or client call needs of the step: its cancel and its clock (gitops/host.ts HostCall). */
+export function callOf(context: StepContext): { signal: AbortSignal; clock: Clock } {
+  return { signal: context.signal, clock: clockOf(context) }
+}
+
 /**
  * Where a step records its facts as it goes (the Journal gives one to each step): a cancel that
  * cuts the step keeps the last facts published, e.g. that the promote request was sent.

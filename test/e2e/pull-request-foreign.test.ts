@@ -126,7 +126,7 @@ describe('nothing merges once no run watches', () => {
       autoMerge: null
     })
     expect(run.stdout).toContain('Turned auto-merge off')
-    expect(run.summary).toContain('turn its auto-merge off')
+    expect(run.summary).toContain('The gate turned its auto-merge off')
     expect(promoteRequests(w)).toBe(0)
   })
 })

@@ -150,6 +150,44 @@ describe('auto-merge still on is said, with the command that turns it off', () =
     expect(run.summary).toContain(command)
     expectNothingPromoted(w)
   })
+
+  it('a cancel, and turning auto-merge off fails: the summary says it is still on, with the command', async () => {
+    const w = await prWorld()
+    w.github.addRuleset(OWNER, GITOPS_REPO, {
+      requirePullRequest: { requiredApprovingReviewCount: 1 }
+    })
+    let failing = false
+    let watching: ReturnType<typeof setInterval> | undefined
+    w.github.beforeRequest((method, path) => {
+      // The disablePullRequestAutoMerge mutation answers 502.
+      if (failing && method === 'POST' && path.endsWith('/graphql'))
+        w.github.injectServerErrors(1, 502)
+    })
+    const run = await w.run(
+      { ...PR_MODE, 'pull-request-merge': 'auto' },
+      {},
+      {
+        onStdout: (_text, child) => {
+          // Once GitHub shows auto-merge on, the run is cancelled.
+          watching ??= setInterval(() => {
+            if (!failing && w.github.pullRequest(OWNER, GITOPS_REPO, 1)?.autoMerge) {
+              failing = true
+              child.kill('SIGINT')
+            }
+          }, 10)
+        }
+      }
+    )
+    clearInterval(watching)
+    expect(failing).toBe(true)
+    expect(run.exitCode).not.toBe(0)
+    expect(w.github.pullRequest(OWNER, GITOPS_REPO, 1)!.autoMerge).not.toBeNull()
+    const command = `gh pr merge 1 --repo ${OWNER}/${GITOPS_REPO} --disable-auto`
+    expect(run.summary).toContain('cancelled')
+    expect(run.summary).toContain('Its auto-merge is still on')
+    expect(run.summary).toContain(command)
+    expectNothingPromoted(w)
+  })
 })
 
 describe('decided from content, not from authors or markers', () => {

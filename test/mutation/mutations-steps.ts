@@ -30,7 +30,7 @@ export const STEP_MODULES: MutatedModule[] = [
   {
     name: 'merge step',
     tests: ['test/unit/steps/pull-request-step.test.ts'],
-    mutations: mutationsOf('src/steps/pull-request.ts', [
+    mutations: mutationsOf('src/steps/merge.ts', [
       [
         'mergeGatePullRequest',
         "asked = gitops.merge === 'auto'",

@@ -4,11 +4,9 @@
 import { describe, expect, it } from '@jest/globals'
 import type { MergeStrategy } from '../../../src/settings/settings.js'
 import { commitManifest, type Committed } from '../../../src/steps/commit.js'
-import {
-  mergeGatePullRequest,
-  type OpenedPullRequest,
-  openGatePullRequest
-} from '../../../src/steps/pull-request.js'
+import { Journal } from '../../../src/steps/journal.js'
+import { AUTO_MERGE_OFF_MS, mergeGatePullRequest } from '../../../src/steps/merge.js'
+import { type OpenedPullRequest, openGatePullRequest } from '../../../src/steps/pull-request.js'
 import { MemoryGitHost, MemoryHostError } from '../../gitops/memory/host.js'
 import {
   commitInput,
@@ -36,7 +34,7 @@ async function opened(host: MemoryGitHost, merge: MergeStrategy = 'immediate') {
 
 const mergeOf = (
   world: { input: ReturnType<typeof pullRequestInput>; pullRequest: OpenedPullRequest },
-  context = stepContext().context
+  context: Parameters<typeof mergeGatePullRequest>[1] = stepContext().context
 ) => mergeGatePullRequest({ ...world.input, pullRequest: world.pullRequest }, context)
 
 describe('pull-request step', () => {
@@ -185,6 +183,28 @@ describe('merge step', () => {
     expect(host.calls).toContain('disableAutoMerge')
     expect(host.pull(1)).toMatchObject({ merged: false, autoMerge: null })
   })
+
+  it.each([
+    ['turned off', true],
+    ['still on', false]
+  ])(
+    'auto: a cancel during the wait keeps whether auto-merge is %s in the step’s facts',
+    async (_name, canDisable) => {
+      const host = new MemoryGitHost()
+      const world = await opened(host, 'auto')
+      host.requirementsMet = false
+      host.canDisableAutoMerge = canDisable
+      const { context, abort } = stepContext()
+      host.onWaitRead = () => abort.abort(new Error('cancelled'))
+      const journal = new Journal(context)
+      await expect(
+        journal.run('merge', (c) => mergeOf(world, c), { cancelGraceMs: AUTO_MERGE_OFF_MS + 500 })
+      ).rejects.toThrow()
+      const result = journal.entries.find((e) => e.name === 'merge')?.result
+      expect(result).toMatchObject({ ok: false, failure: { status: 'cancelled' } })
+      expect(result && !result.ok && result.facts).toMatchObject({ autoMergeOff: canDisable })
+    }
+  )
 
   it.each<[string, (host: MemoryGitHost) => void]>([
     [

@@ -4,7 +4,7 @@
 import * as core from '@actions/core'
 import { maskCredentialsWith } from './kube/request.js'
 import { recordDeployments } from './deployments.js'
-import { actionsLog } from './log.js'
+import { actionsLog } from './log/log.js'
 import { buildReport } from './report/build.js'
 import { publishReport } from './report/publish.js'
 import type { RunReport } from './report/report.js'

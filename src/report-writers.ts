@@ -4,7 +4,7 @@
 import * as core from '@actions/core'
 import { githubClient } from './clients.js'
 import { upsertComment } from './workflow-repository/pr-comment.js'
-import { actionsLog } from './log.js'
+import { actionsLog } from './log/log.js'
 import { COMMENT_MARKER } from './report/comment.js'
 import type { Commenter, ReportWriters } from './report/publish.js'
 import type { Settings } from './settings/settings.js'

@@ -4,7 +4,7 @@ import * as tc from '@actions/tool-cache'
 import { constants as fsConstants } from 'node:fs'
 import { access, chmod, rm, stat } from 'node:fs/promises'
 import { isAbsolute, join, resolve } from 'node:path'
-import type { StepLog } from '../steps/step.js'
+import type { StepLog } from '../log/log.js'
 import { serverVersionProblem } from './server-version.js'
 import type { CoderClient } from './client.js'
 

@@ -1,6 +1,6 @@
 // What the push of a template version takes: shared by the push (push.ts) and its reuse of an
 // existing version (push-reuse.ts), so neither imports the other's types.
-import type { StepLog } from '../steps/step.js'
+import type { StepLog } from '../log/log.js'
 import type { Clock } from '../timing/clock.js'
 import type { CoderClient, CoderTemplateVersion } from './client.js'
 

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
-import type { StepLog } from '../steps/step.js'
+import type { StepLog } from '../log/log.js'
 
 export interface RunTemplatesPushOptions {
   cli: string

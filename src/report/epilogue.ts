@@ -1,6 +1,6 @@
 // The end of the log: the outcome, what to do next, what stays behind and the facts to act on, in a
 // few plain lines, for readers of the raw log (and of `npm run local`). Text from other systems is
-// written through the safe logger (src/log.ts): never a workflow command.
+// written through the safe logger (src/log/log.ts): never a workflow command.
 import type { RunReport, VersionPart } from './report.js'
 import { isSuccess } from './report.js'
 import { headline } from './summary.js'

@@ -7,7 +7,7 @@ import {
   missingPresetsText,
   type PlannedTest,
   planTests
-} from '../coder/preset-selection.js'
+} from '../settings/preset-selection.js'
 import { versionPresets } from '../coder/presets.js'
 import type { TestSettings } from '../settings/settings.js'
 import type { Pushed } from './push.js'

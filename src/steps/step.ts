@@ -2,9 +2,12 @@
 // a typed result that is either a value or a failure with the message a user reads and the advice
 // that goes with it, and a small context: the run's cancel signal, a logger and a clock. A step knows
 // nothing of the report or of @actions/core; it is safe to run twice with the same input.
+import type { StepLog } from '../log/log.js'
 import { type Clock, systemClock } from '../timing/clock.js'
 import { type Sleep, sleep } from '../timing/sleep.js'
 import type { FailureKind } from './failure-kinds.js'
+
+export type { StepLog }
 
 export type FailureStatus = 'failed' | 'timed out' | 'cancelled' | 'refused'
 export type StepStatus = 'succeeded' | 'skipped' | FailureStatus
@@ -24,14 +27,6 @@ export type StepResult<Value, Facts = never> =
   | { ok: true; status: 'succeeded' | 'skipped'; value: Value; detail: string }
   | { ok: false; failure: Failure; facts?: Facts }
 
-export interface StepLog {
-  /** A line for the log. Text from other systems is safe here: it is never run as a command. */
-  info(text: string): void
-  /** A warning annotation. */
-  warning(text: string): void
-  debug(text: string): void
-  group<T>(title: string, body: () => Promise<T>): Promise<T>
-}
 
 export interface StepContext {
   signal: AbortSignal

@@ -3,7 +3,6 @@
 // run passes only when every test passed; otherwise it fails with the gravest kind among them and
 // names every test that did not pass. Pure: the table is test/unit/verdict/combined.test.ts.
 import type { CoderTemplateTest, CoderTemplateTestSpec } from '../objects/coder-k8s.js'
-import type { FailureKind } from '../steps/failure-kinds.js'
 import { integrityProblems, type PushedVersion } from './integrity.js'
 import { verdictOf } from './verdict.js'
 
@@ -61,11 +60,19 @@ export function judgeTest(
   return { ...base, judgment: 'passed', detail: said }
 }
 
+/** The failure kinds a wait can end with (a subset of src/steps/failure-kinds.ts). */
+export type WaitFailureKind =
+  | 'integrity'
+  | 'test-failed'
+  | 'wait-failed'
+  | 'wait-timeout'
+  | 'sync-timeout'
+
 export type CombinedVerdict =
   | { ok: true }
   | {
       ok: false
-      kind: FailureKind
+      kind: WaitFailureKind
       status: 'failed' | 'timed out'
       message: string
       /** The tests that did not pass, in the order given. */
@@ -73,7 +80,7 @@ export type CombinedVerdict =
     }
 
 /** Gravest first: a foreign object beats a failure, a failure a deletion, a deletion a timeout. */
-const ORDER: { judgment: TestJudgment; kind: FailureKind }[] = [
+const ORDER: { judgment: TestJudgment; kind: WaitFailureKind }[] = [
   { judgment: 'integrity', kind: 'integrity' },
   { judgment: 'failed', kind: 'test-failed' },
   // As for one test (src/steps/wait.ts): a deleted test ends the wait as wait-failed.

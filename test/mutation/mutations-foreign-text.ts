@@ -48,8 +48,8 @@ export const FOREIGN_TEXT_MODULES: MutatedModule[] = [
   },
   {
     name: 'log',
-    tests: ['test/unit/log.test.ts'],
-    mutations: mutationsOf('src/log.ts', [
+    tests: ['test/unit/log/log.test.ts'],
+    mutations: mutationsOf('src/log/log.ts', [
       [
         'COMMAND_LIKE',
         '/^\\s*::|##\\[/m',

@@ -40,8 +40,8 @@ export const PRESET_MODULES: MutatedModule[] = [
   },
   {
     name: 'preset choice',
-    tests: ['test/unit/coder/preset-selection.test.ts'],
-    mutations: mutationsOf('src/coder/preset-selection.ts', [
+    tests: ['test/unit/settings/preset-selection.test.ts'],
+    mutations: mutationsOf('src/settings/preset-selection.ts', [
       [
         'choosePresets',
         'const missing = selection.names.filter((name) => !byName.has(name))',

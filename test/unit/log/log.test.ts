@@ -1,6 +1,6 @@
-// Which log text is fenced in a stop-commands block: a table of the pure rule of src/log.ts.
+// Which log text is fenced in a stop-commands block: a table of the pure rule of src/log/log.ts.
 import { describe, expect, it } from '@jest/globals'
-import { looksLikeCommand, safeLogLines } from '../../src/log.js'
+import { looksLikeCommand, safeLogLines } from '../../../src/log/log.js'
 
 describe('looksLikeCommand', () => {
   it.each([

@@ -6,7 +6,16 @@
 // block with an unguessable token, so the runner shows it as plain text.
 import { randomUUID } from 'node:crypto'
 import * as core from '@actions/core'
-import type { StepLog } from './steps/step.js'
+
+/** The log a step writes to (src/steps/step.ts StepContext.log), and adapters that log as they go. */
+export interface StepLog {
+  /** A line for the log. Text from other systems is safe here: it is never run as a command. */
+  info(text: string): void
+  /** A warning annotation. */
+  warning(text: string): void
+  debug(text: string): void
+  group<T>(title: string, body: () => Promise<T>): Promise<T>
+}
 
 // `^` with the m flag starts a line after \r too.
 const COMMAND_LIKE = /^\s*::|##\[/m

@@ -4,7 +4,7 @@ import {
   missingPresetsText,
   type PresetChoice,
   presetParameters
-} from '../../../src/coder/preset-selection.js'
+} from '../../../src/settings/preset-selection.js'
 import { presetsOfAnswer } from '../../../src/coder/presets.js'
 import type { PresetSelection } from '../../../src/settings/presets.js'
 

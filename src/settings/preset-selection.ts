@@ -1,8 +1,8 @@
 // test-presets against the presets the pushed version has: which presets get a test, and each
 // test's parameters. Pure; the adapter that reads the presets is presets.ts.
 import type { NameValue } from '../objects/coder-k8s.js'
-import { presetTestNames, type PresetSelection } from '../settings/presets.js'
-import type { CoderPreset } from './presets.js'
+import { presetTestNames, type PresetSelection } from './presets.js'
+import type { CoderPreset } from '../coder/presets.js'
 
 export interface PresetTest {
   /** '' for the one default test (test-presets '' or `all` on a version without presets). */

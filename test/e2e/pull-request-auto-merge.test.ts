@@ -3,40 +3,25 @@
 // expired token (401), a rate limit that ends after the deadline.
 import { describe, expect, it } from '@jest/globals'
 import { DOCS, HttpFailure } from '../sandbox/github/errors.js'
-import { GITOPS_REPO, OWNER, type World, type WorldOptions } from '../sandbox/world.js'
-import { activeVersionName, promoteRequests } from './world-reads.js'
+import { GITOPS_REPO, OWNER, type World } from '../sandbox/world.js'
+import {
+  afterAutoMerge,
+  expectNothingPromoted,
+  PR_MODE,
+  startPullRequestWorld
+} from './pull-request-world.js'
 import { oneWorldPerTest } from './world-per-test.js'
 
-const PR_AUTO = { 'gitops-mode': 'pull-request', 'pull-request-merge': 'auto' }
+const PR_AUTO = { ...PR_MODE, 'pull-request-merge': 'auto' }
 const startOneWorld = oneWorldPerTest()
 
 /** A pull request that needs a review, so GitHub merges nothing while the gate waits. */
-async function reviewWorld(options: WorldOptions = {}): Promise<World> {
-  const world = await startOneWorld({
-    gitopsRepoSettings: { allowAutoMerge: true, mergeabilityDelayMs: 20, autoMergeDelayMs: 20 },
-    ...options
-  })
-  world.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
+async function reviewWorld(): Promise<World> {
+  const world = await startPullRequestWorld(startOneWorld)
   world.github.addRuleset(OWNER, GITOPS_REPO, {
     requirePullRequest: { requiredApprovingReviewCount: 1 }
   })
   return world
-}
-
-function expectNothingPromoted(w: World): void {
-  expect(promoteRequests(w)).toBe(0)
-  expect(activeVersionName(w)).toBe('v0.9.0')
-}
-
-/** Once the gate has asked GitHub for auto-merge, `then` runs (once). */
-function afterAutoMerge(w: World, then: () => void): void {
-  let done = false
-  w.github.beforeRequest(() => {
-    if (!done && w.github.pullRequest(OWNER, GITOPS_REPO, 1)?.autoMerge) {
-      done = true
-      then()
-    }
-  })
 }
 
 describe('auto-merge is off, or said to be on, whenever no run watches', () => {

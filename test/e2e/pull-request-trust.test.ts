@@ -7,42 +7,22 @@ import {
   GITOPS_REPO,
   OWNER,
   TEMPLATES_REPO,
-  type World,
   type WorldOptions
 } from '../sandbox/world.js'
-import { activeVersionName, promoteRequests } from './world-reads.js'
+import {
+  afterAutoMerge,
+  expectNothingPromoted,
+  leaveBranchOpen,
+  PR_MODE,
+  startPullRequestWorld
+} from './pull-request-world.js'
 import { oneWorldPerTest } from './world-per-test.js'
 
 const BRANCH = 'coder-template-gate/docker-v1-0-0'
 const MANIFEST = `${GITOPS_PATH}/docker-v1-0-0.yaml`
-const PR_MODE = { 'gitops-mode': 'pull-request' }
 const startOneWorld = oneWorldPerTest()
 
-async function prWorld(options: WorldOptions = {}): Promise<World> {
-  const world = await startOneWorld({
-    gitopsRepoSettings: { allowAutoMerge: true, mergeabilityDelayMs: 20, autoMergeDelayMs: 20 },
-    ...options
-  })
-  world.coder.seedTemplate({ name: 'docker', versionName: 'v0.9.0' })
-  world.github.createBranch(OWNER, GITOPS_REPO, 'prod', 'main')
-  return world
-}
-
-function expectNothingPromoted(w: World): void {
-  expect(promoteRequests(w)).toBe(0)
-  expect(activeVersionName(w)).toBe('v0.9.0')
-}
-
-/** Once the gate has asked GitHub for auto-merge, `then` runs (once). */
-function afterAutoMerge(w: World, then: () => void): void {
-  let done = false
-  w.github.beforeRequest(() => {
-    if (!done && w.github.pullRequest(OWNER, GITOPS_REPO, 1)?.autoMerge) {
-      done = true
-      then()
-    }
-  })
-}
+const prWorld = (options: WorldOptions = {}) => startPullRequestWorld(startOneWorld, options)
 
 describe('a base changed to another branch during the wait', () => {
   it('immediate: never merged into the other branch', async () => {
@@ -195,12 +175,7 @@ describe('decided from content, not from authors or markers', () => {
     const w = await prWorld()
     w.github.addRuleset(OWNER, GITOPS_REPO, { requirePullRequest: true })
     // A first run leaves the branch and its pull request open.
-    const first = await w.run({
-      ...PR_MODE,
-      'pull-request-merge': 'manual',
-      'merge-timeout-seconds': '1'
-    })
-    expect(first.exitCode).toBe(1)
+    await leaveBranchOpen(w)
     const rendered = w.github.readFile(OWNER, GITOPS_REPO, BRANCH, MANIFEST)!
     expect(rendered).toContain('  labels:\n')
     // The same test to the gate's eyes (name and spec), plus a label of someone else's choosing.
@@ -227,23 +202,14 @@ describe('decided from content, not from authors or markers', () => {
   it('another team’s test removed on the gate’s branch, shown by GitHub as a rename onto the manifest, is not merged', async () => {
     const w = await prWorld()
     w.github.addRuleset(OWNER, GITOPS_REPO, { requirePullRequest: true })
-    const first = await w.run({
-      ...PR_MODE,
-      'pull-request-merge': 'manual',
-      'merge-timeout-seconds': '1'
-    })
-    expect(first.exitCode).toBe(1)
+    await leaveBranchOpen(w)
     // Another team's test, much like ours, lives at the base of the gate's branch.
     const rendered = w.github.readFile(OWNER, GITOPS_REPO, BRANCH, MANIFEST)!
     const OTHER = `${GITOPS_PATH}/other-v2-0-0.yaml`
     w.github.writeFile(OWNER, GITOPS_REPO, 'main', OTHER, rendered.replaceAll('docker', 'other'))
     w.github.closePullRequest(OWNER, GITOPS_REPO, 1)
     w.github.deleteBranch(OWNER, GITOPS_REPO, BRANCH)
-    const second = await w.run(
-      { ...PR_MODE, 'pull-request-merge': 'manual', 'merge-timeout-seconds': '1' },
-      { runId: '4243' }
-    )
-    expect(second.exitCode).toBe(1)
+    await leaveBranchOpen(w, '4243')
     // Someone removes it on the gate's branch: GitHub pairs the removal with our manifest.
     w.github.writeFile(OWNER, GITOPS_REPO, BRANCH, OTHER, null)
     const run = await w.run({ ...PR_MODE, 'pull-request-merge': 'immediate' }, { runId: '4244' })
@@ -257,12 +223,7 @@ describe('decided from content, not from authors or markers', () => {
   it('a pull request that another account opened from the gate’s branch is named and never merged', async () => {
     const w = await prWorld()
     w.github.addRuleset(OWNER, GITOPS_REPO, { requirePullRequest: true })
-    const first = await w.run({
-      ...PR_MODE,
-      'pull-request-merge': 'manual',
-      'merge-timeout-seconds': '1'
-    })
-    expect(first.exitCode).toBe(1)
+    await leaveBranchOpen(w)
     w.github.closePullRequest(OWNER, GITOPS_REPO, 1, 'mallory')
     const theirs = w.github.openPullRequest(OWNER, GITOPS_REPO, {
       head: BRANCH,

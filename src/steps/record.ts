@@ -54,7 +54,7 @@ export function plannedRecords(journal: Journal): PlannedRecord[] {
       description: `live verification of ${preflight.template} ${ran.name}: ${result}`
     }
   ]
-  if (rollback?.outcome === 'applied' && rollback.target && !rollback.earlier)
+  if (rollback?.outcome === 'applied' && rollback.target)
     records.push({
       kind: 'rollback',
       versionId: rollback.target.id,

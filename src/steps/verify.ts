@@ -24,14 +24,20 @@ import type { Tested } from './wait.js'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 export interface Rollback {
-  /** applied: promoted; would-apply: promote: dry-run; refused: the guard; impossible: no target. */
-  outcome: 'applied' | 'would-apply' | 'refused' | 'impossible' | 'failed'
+  /**
+   * applied: this run promoted the target; already-active: the target was active when this run
+   * looked (who made it so is not known), so nothing was sent; would-apply: promote dry-run or
+   * false, nothing sent; refused: the guard; impossible: no target; failed: the request failed.
+   */
+  outcome: 'applied' | 'already-active' | 'would-apply' | 'refused' | 'impossible' | 'failed'
   target?: LiveVersion
   /** Why it was refused or impossible, or how the guard let it through. */
   detail: string
-  /** applied: the target was active already when this run decided (an earlier run applied it). */
-  earlier?: true
 }
+
+/** The detail of `already-active`: an observed fact, never a claim about who applied it. */
+export const ALREADY_ACTIVE =
+  'the rollback target is already active; this run sent no promote request'
 
 export interface Verification {
   result: VerificationResult
@@ -101,14 +107,9 @@ async function rollbackAfter(
   ran: LiveVersion,
   context: StepContext
 ): Promise<Rollback | undefined> {
-  // The target is active already: an earlier run of this attempt applied it.
+  // The target is active already (by whom is not observed): nothing to send.
   if (decision.result === 'RolledBack' && choice?.ok)
-    return {
-      outcome: 'applied',
-      target: versionOf(choice.target),
-      detail: 'already active',
-      earlier: true
-    }
+    return { outcome: 'already-active', target: versionOf(choice.target), detail: ALREADY_ACTIVE }
   if (decision.result === 'Failed' && decision.note)
     return { outcome: 'impossible', detail: decision.note }
   if (choice === null) return undefined
@@ -118,7 +119,9 @@ async function rollbackAfter(
 }
 
 const resultOf = (rollback: Rollback | undefined): VerificationResult =>
-  rollback?.outcome === 'applied' ? 'RolledBack' : 'Failed'
+  rollback?.outcome === 'applied' || rollback?.outcome === 'already-active'
+    ? 'RolledBack'
+    : 'Failed'
 
 const versionOf = (v: { id: string; name: string }): LiveVersion => ({ id: v.id, name: v.name })
 
@@ -133,13 +136,15 @@ function failedLive(
   const after =
     rollback?.outcome === 'applied'
       ? ` It was rolled back to ${rollback.target?.name} (${rollback.target?.id}).`
-      : rollback
-        ? ` No rollback: ${rollback.detail}.`
-        : ' rollback-to is empty: nothing was rolled back.'
+      : rollback?.outcome === 'already-active'
+        ? ` The rollback target ${rollback.target?.name} (${rollback.target?.id}) is already active; this run sent no promote request.`
+        : rollback
+          ? ` No rollback: ${rollback.detail}.`
+          : ' rollback-to is empty: nothing was rolled back.'
   return failed('test-failed', `The live version ${what} failed its test: ${reason}.${after}`, {
     facts: verification,
     advice:
-      rollback?.outcome === 'applied'
+      rollback?.outcome === 'applied' || rollback?.outcome === 'already-active'
         ? [`Fix the template, then release a new version; ${ran.name} stays in Coder.`]
         : [
             'Fix the template and release a new version, or promote a version that works (rollback-to).'
@@ -195,11 +200,8 @@ async function rollBack(
       return { outcome: 'applied', target, detail: `guard: ${failedVersion.name} was still active` }
     if (result === 'WouldPromote')
       return { outcome: 'would-apply', target, detail: 'promote: dry-run, nothing sent' }
-    return {
-      outcome: 'refused',
-      target,
-      detail: `${target.name} (${target.id}) became active meanwhile, by another writer`
-    }
+    // AlreadyActive: the guard's read found the target active, so nothing was sent.
+    return { outcome: 'already-active', target, detail: ALREADY_ACTIVE }
   }
   const refused = promoted.facts?.refused
   if (refused)

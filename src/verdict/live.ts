@@ -27,7 +27,7 @@ export type LiveDecision =
   /** `rollback`: the failed version is still active, so a rollback may apply (behind its guard). */
   | { result: 'Failed'; rollback: boolean; note?: string }
   | { result: 'Inconclusive'; why: string }
-  /** The failed version was already replaced by the rollback target (a second run of this attempt). */
+  /** The version that failed was live at the start, and the rollback target is active now. */
   | { result: 'RolledBack' }
 
 const shown = (v: LiveVersion | null): string =>
@@ -35,14 +35,17 @@ const shown = (v: LiveVersion | null): string =>
 
 export function decideLive(facts: LiveFacts): LiveDecision {
   const { ran, starting, ending } = facts
-  // The failed version is already replaced by the target: the end state that rollback-to asks for.
-  if (!facts.passed && ending && facts.target && ending.id === facts.target)
-    return { result: 'RolledBack' }
+  // First: did the test run the version that was live at the start? If not, its result says
+  // nothing about that version, whatever is active now (the target itself may be what failed).
   if (starting && ran.id !== starting.id)
     return {
       result: 'Inconclusive',
       why: `the test ran ${shown(ran)}, but ${shown(starting)} was active when the run started: another writer promoted a version before the test resolved it`
     }
+  // The starting version failed and the target is active now: the end state rollback-to asks
+  // for. Nothing here says who made it active.
+  if (!facts.passed && starting?.id === ran.id && ending && ending.id === facts.target)
+    return { result: 'RolledBack' }
   if (ending && ending.id !== ran.id)
     return {
       result: 'Inconclusive',

@@ -463,7 +463,23 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
       ]
     ]
   ],
-  ['verify preflight failed', [live()[0]!, ['preflight', failed('preflight', 'no access')]]]
+  ['verify preflight failed', [live()[0]!, ['preflight', failed('preflight', 'no access')]]],
+  [
+    'verify rollback target already active',
+    [
+      ...live(),
+      [
+        'verify',
+        failed('test-failed', 'The live version failed; the rollback target is already active.', {
+          facts: verified('RolledBack', {
+            outcome: 'already-active',
+            target: { id: 'v0-id', name: 'v0' },
+            detail: 'the rollback target is already active; this run sent no promote request'
+          })
+        })
+      ]
+    ]
+  ]
 ]
 export const OBSERVED = [
   null,

@@ -117,19 +117,14 @@ describe('plannedRecords', () => {
       ]
     ],
     [
-      'verify RolledBack by an earlier run: no second rollback record',
+      'verify RolledBack, the target already active (not by this run): no rollback record',
       [
         ['inputs', inputs('verify')],
         ['preflight', preflight],
         [
           'verify',
           failed('test-failed', 'x', {
-            facts: verified('RolledBack', {
-              outcome: 'applied',
-              target: B,
-              detail: '',
-              earlier: true
-            })
+            facts: verified('RolledBack', { outcome: 'already-active', target: B, detail: '' })
           })
         ]
       ],

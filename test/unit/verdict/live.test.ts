@@ -27,9 +27,25 @@ describe('the live result', () => {
       { result: 'Failed', rollback: true }
     ],
     [
-      'failed, and the rollback target is active already (a second run of the attempt)',
+      'failed on the starting version, and the rollback target is active now',
       { passed: false, ran: A, starting: A, ending: B, target: B.id },
       { result: 'RolledBack' }
+    ],
+    [
+      'failed, the target active now, but the starting version is unknown: never RolledBack',
+      { passed: false, ran: A, starting: null, ending: B, target: B.id },
+      {
+        result: 'Inconclusive',
+        why: `the test ran v1 (${A.id}), and v2 (${B.id}) is active now: another writer promoted meanwhile`
+      }
+    ],
+    [
+      'another writer promoted the target before the test resolved it, and the target failed',
+      { passed: false, ran: B, starting: A, ending: B, target: B.id },
+      {
+        result: 'Inconclusive',
+        why: `the test ran v2 (${B.id}), but v1 (${A.id}) was active when the run started: another writer promoted a version before the test resolved it`
+      }
     ],
     [
       'passed, and another version is active: never rolled back, whatever the target',
@@ -40,9 +56,12 @@ describe('the live result', () => {
       }
     ],
     [
-      'failed, and the run started after the rollback of the same attempt',
+      'failed, and the run started after the rollback of the same attempt: the test ran another version',
       { passed: false, ran: A, starting: B, ending: B, target: B.id },
-      { result: 'RolledBack' }
+      {
+        result: 'Inconclusive',
+        why: `the test ran v1 (${A.id}), but v2 (${B.id}) was active when the run started: another writer promoted a version before the test resolved it`
+      }
     ],
     [
       'passed, but another version is active at the end',

@@ -117,7 +117,7 @@ const tidied = (over: Record<string, unknown>) => ({
 
 export type Steps = [StepName, unknown][]
 /** mode: verify: inputs, preflight, the live test's commit and wait. */
-const live = (): Steps => [
+export const liveSteps = (): Steps => [
   [
     'inputs',
     ok({
@@ -420,11 +420,11 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
       ['locate', failed('locate', 'no manifest')]
     ]
   ],
-  ['verify passed', [...live(), ['verify', ok(verified('Passed'))]]],
+  ['verify passed', [...liveSteps(), ['verify', ok(verified('Passed'))]]],
   [
     'verify inconclusive',
     [
-      ...live(),
+      ...liveSteps(),
       [
         'verify',
         ok({ ...verified('Inconclusive'), why: 'the test ran v1, and <v3> is active now' })
@@ -434,7 +434,7 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
   [
     'verify rolled back',
     [
-      ...live(),
+      ...liveSteps(),
       [
         'verify',
         failed('test-failed', 'The live version failed; rolled back to v0.', {
@@ -450,7 +450,7 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
   [
     'verify rollback refused',
     [
-      ...live(),
+      ...liveSteps(),
       [
         'verify',
         failed('test-failed', 'The live version failed; no rollback.', {
@@ -463,11 +463,11 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
       ]
     ]
   ],
-  ['verify preflight failed', [live()[0]!, ['preflight', failed('preflight', 'no access')]]],
+  ['verify preflight failed', [liveSteps()[0]!, ['preflight', failed('preflight', 'no access')]]],
   [
     'verify rollback target already active',
     [
-      ...live(),
+      ...liveSteps(),
       [
         'verify',
         failed('test-failed', 'The live version failed; the rollback target is already active.', {

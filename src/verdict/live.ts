@@ -118,3 +118,70 @@ export function chooseRollbackTarget(input: RollbackInput): RollbackChoice {
     }
   return { ok: true, target: found }
 }
+
+/** A deployment of the environment as GitHub lists it (https://docs.github.com/rest/deployments/deployments#list-deployments). */
+export interface ListedDeployment {
+  id: number
+  created_at: string
+  /** An object or a JSON string (the REST answer allows both). */
+  payload: unknown
+}
+
+/** Whose releases `rollback-to: previous` may read: this run's template, and the version that failed. */
+export interface RecordedWanted {
+  template: string
+  organization: string
+  /** The version that failed: never the answer. */
+  except: string
+}
+
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * The version ID of a payload the gate itself records (src/deployments.ts: template,
+ * organization, versionId, versionName, previousVersionId, testNames), for this template of this
+ * organization; '' for any other payload. The payload has no marker of its own, so every field the
+ * gate writes must be there with its type, and the version ID must be a UUID.
+ */
+export function recordedVersionOf(payload: unknown, wanted: RecordedWanted): string {
+  let value = payload
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value)
+    } catch {
+      return ''
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return ''
+  const p = value as Record<string, unknown>
+  const previous = p.previousVersionId
+  const names = p.testNames
+  const ours =
+    p.template === wanted.template &&
+    p.organization === wanted.organization &&
+    typeof p.versionId === 'string' &&
+    UUID_TEXT.test(p.versionId) &&
+    typeof p.versionName === 'string' &&
+    typeof previous === 'string' &&
+    (previous === '' || UUID_TEXT.test(previous)) &&
+    Array.isArray(names) &&
+    names.length > 0 &&
+    names.every((name) => typeof name === 'string')
+  return ours && p.versionId !== wanted.except ? (p.versionId as string) : ''
+}
+
+/**
+ * `previous`: the gate's records of this template that name another version than the one that
+ * failed, newest first by created_at (ties: the higher ID, the later one), whatever order the list
+ * came in.
+ */
+export function recordedCandidates(
+  deployments: ListedDeployment[],
+  wanted: RecordedWanted
+): { id: number; versionId: string }[] {
+  const time = (d: ListedDeployment): number => Date.parse(d.created_at) || 0
+  return [...deployments]
+    .sort((a, b) => time(b) - time(a) || b.id - a.id)
+    .map((d) => ({ id: d.id, versionId: recordedVersionOf(d.payload, wanted) }))
+    .filter((d) => d.versionId !== '')
+}

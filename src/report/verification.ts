@@ -36,6 +36,7 @@ export function rollbackPromotion(journal: Journal): PromotionPart | undefined {
           applied: 'Promoted',
           'already-active': 'AlreadyActive',
           'would-apply': 'WouldPromote',
+          skipped: 'Skipped',
           refused: 'Refused',
           impossible: undefined,
           failed: undefined
@@ -70,6 +71,7 @@ export function verificationFacts(report: Pick<RunReport, 'verification'>): [str
       applied: 'rolled back to',
       'already-active': 'target already active,',
       'would-apply': 'would roll back to (dry-run)',
+      skipped: 'skipped (promote: false), to',
       refused: 'refused, to',
       impossible: 'impossible',
       failed: 'failed'

@@ -26,10 +26,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 export interface Rollback {
   /**
    * applied: this run promoted the target; already-active: the target was active when this run
-   * looked (who made it so is not known), so nothing was sent; would-apply: promote dry-run or
-   * false, nothing sent; refused: the guard; impossible: no target; failed: the request failed.
+   * looked (who made it so is not known), so nothing was sent; would-apply: promote: dry-run, the
+   * guard and a dry-run request; skipped: promote: false, nothing sent at all; refused: the guard;
+   * impossible: no target; failed: the request failed.
    */
-  outcome: 'applied' | 'already-active' | 'would-apply' | 'refused' | 'impossible' | 'failed'
+  outcome:
+    'applied' | 'already-active' | 'would-apply' | 'skipped' | 'refused' | 'impossible' | 'failed'
   target?: LiveVersion
   /** Why it was refused or impossible, or how the guard let it through. */
   detail: string
@@ -179,9 +181,12 @@ async function rollBack(
   context: StepContext
 ): Promise<Rollback> {
   const target = versionOf(chosen)
+  // promote: false sends nothing, not even a dry run.
+  if (input.promote === 'skip')
+    return { outcome: 'skipped', target, detail: 'promote: false, nothing sent' }
   const promoted = await promoteTested(
     {
-      promote: input.promote === 'skip' ? 'dry-run' : input.promote,
+      promote: input.promote,
       // A rollback is older on purpose; the guard still refuses unless the failed version is active.
       allowRollback: true,
       namespace: input.namespace,

@@ -79,6 +79,22 @@ describe('mode: verify, end to end', () => {
     expectNoSecrets(w, run)
   })
 
+  it('promote: false: the rollback is skipped, and no promote request (not even a dry run) is sent', async () => {
+    const w = await newWorld.withDocker()
+    w.coder.seedVersion({ template: 'docker', name: 'v0.8.0' })
+    failLive(w)
+    const run = await w.run({ mode: 'verify', promote: 'false', 'rollback-to': 'v0.8.0' })
+    expect(run.exitCode).toBe(1)
+    expect(run.outputs).toMatchObject({
+      'verification-result': 'Failed',
+      'rolled-back-to-version-id': '',
+      'promotion-result': 'Skipped',
+      'active-version-id': idOf(w, 'v0.9.0')
+    })
+    expect(run.summary).toContain('promote: false, nothing sent')
+    expect(promoteRequests(w)).toBe(0)
+  })
+
   it('refuses a rollback to an archived version, naming it; Failed', async () => {
     const w = await newWorld.withDocker()
     w.coder.seedVersion({ template: 'docker', name: 'v0.8.0', archived: true })

@@ -479,6 +479,22 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
         })
       ]
     ]
+  ],
+  [
+    'verify rollback skipped (promote: false)',
+    [
+      ...liveSteps(),
+      [
+        'verify',
+        failed('test-failed', 'The live version failed; no rollback: promote: false.', {
+          facts: verified('Failed', {
+            outcome: 'skipped',
+            target: { id: 'v0-id', name: 'v0' },
+            detail: 'promote: false, nothing sent'
+          })
+        })
+      ]
+    ]
   ]
 ]
 export const OBSERVED = [

@@ -20,8 +20,7 @@ import { readActiveVersion } from './observe.js'
 import { promoteTested } from './promote.js'
 import { failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
 import type { Tested } from './wait.js'
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+import { isUuid } from '../coder/version-identity.js'
 
 export interface Rollback {
   /**
@@ -227,7 +226,7 @@ async function findTarget(input: VerifyInput, failedVersion: LiveVersion): Promi
   if (rollbackTo === 'previous') {
     recordedId = input.recordedPrevious ? await input.recordedPrevious(failedVersion.id) : ''
     if (recordedId) version = await coder.versionById(recordedId)
-  } else if (UUID.test(rollbackTo)) {
+  } else if (isUuid(rollbackTo)) {
     version = await coder.versionById(rollbackTo)
   } else {
     version = await coder.versionByName(organization, template, rollbackTo)

@@ -1,6 +1,7 @@
 // mode: verify, the decisions (docs/how-to/live.md): the result from the test
 // and the active version at the start and at the end, and the rollback target from rollback-to.
 // Pure: every row has a table test (test/unit/verdict/live.test.ts).
+import { isUuid } from '../coder/version-identity.js'
 
 export type VerificationResult = 'Passed' | 'Failed' | 'Inconclusive' | 'RolledBack'
 
@@ -135,8 +136,6 @@ export interface RecordedWanted {
   except: string
 }
 
-const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
 /**
  * The version ID of a payload the gate itself records (src/deployments.ts: template,
  * organization, versionId, versionName, previousVersionId, testNames), for this template of this
@@ -159,11 +158,10 @@ export function recordedVersionOf(payload: unknown, wanted: RecordedWanted): str
   const ours =
     p.template === wanted.template &&
     p.organization === wanted.organization &&
-    typeof p.versionId === 'string' &&
-    UUID_TEXT.test(p.versionId) &&
+    isUuid(p.versionId) &&
     typeof p.versionName === 'string' &&
     typeof previous === 'string' &&
-    (previous === '' || UUID_TEXT.test(previous)) &&
+    (previous === '' || isUuid(previous)) &&
     Array.isArray(names) &&
     names.length > 0 &&
     names.every((name) => typeof name === 'string')

@@ -73,16 +73,25 @@ export async function recordDeployments(
   return last === undefined ? undefined : { id: last, environment }
 }
 
-/** rollback-to: previous: a reader of the newest recorded success naming another version. */
+/**
+ * rollback-to: previous: a reader of the newest success the gate recorded for this template (the
+ * organization and template as the preflight resolved them, as the payload names them) naming
+ * another version.
+ */
 export function previousReader(
   settings: Settings,
+  release: { template: string; organization: string },
   env: Env,
   log: StepLog,
   signal: AbortSignal
 ): ((failedId: string) => Promise<string>) | undefined {
   const environment = settings.live.deploymentEnvironment
   if (settings.live.rollbackTo !== 'previous' || !environment) return undefined
-  return (failedId) => recordedVersion(callOf(settings, env, log, signal), environment, failedId)
+  return (failedId) =>
+    recordedVersion(callOf(settings, env, log, signal), environment, {
+      ...release,
+      except: failedId
+    })
 }
 
 /** The preflight's read-only look at github-token's access, when deployment-environment is set. */

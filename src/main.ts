@@ -134,6 +134,9 @@ async function verifyJob(
   startedAt: number
 ): Promise<void> {
   const committed = await journal.run('commit', (c) => commitManifest(g.commitLive(preflight), c))
+  // The live test is on gitops-branch: ask the engines to reconcile now, as the gate job does.
+  if (preflight.refresh.length > 0)
+    await journal.run('refresh', (c) => refreshEngines(g.refresh(preflight), c))
   const live = { versionName: '', versionId: '' }
   const tested = await journal.run(
     'wait',

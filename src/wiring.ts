@@ -159,7 +159,13 @@ export class StepInputs {
       promote: settings.promote,
       coder: this.clients.coder,
       kc: this.kc,
-      recordedPrevious: previousReader(settings, this.env, this.log, this.signal)
+      recordedPrevious: previousReader(
+        settings,
+        { template: preflight.template, organization: preflight.organization },
+        this.env,
+        this.log,
+        this.signal
+      )
     }
   }
 

@@ -25,3 +25,13 @@ export function hasVersionMarker(message: string, commitSha: string): boolean {
 export function carriesGateMarker(message: string): boolean {
   return MARKER_PATTERN.test(message.trimEnd())
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/**
+ * Whether a value has the form of a Coder ID: every Coder ID (version, template, user) is a UUID
+ * (format uuid in Coder's API description, https://github.com/coder/coder/blob/main/coderd/apidoc/swagger.json).
+ */
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID.test(value)
+}

@@ -180,7 +180,8 @@ export interface VerificationPart {
   /** Inconclusive: why. */
   why?: string
   rollback?: {
-    outcome: 'applied' | 'would-apply' | 'refused' | 'impossible' | 'failed'
+    outcome:
+      'applied' | 'already-active' | 'would-apply' | 'skipped' | 'refused' | 'impossible' | 'failed'
     target?: VersionPart
     detail: string
   }

@@ -43,7 +43,13 @@ export function stepRows(journal: Journal): StepRow[] {
         ? [...rowsOf('locate', journal), ...rowsOf('presets', journal)]
         : rowsOf(name, journal)
     )
-  if (mode === 'verify') return VERIFY_ROWS.flatMap((name) => rowsOf(name, journal))
+  if (mode === 'verify')
+    return VERIFY_ROWS.flatMap((name) =>
+      // gitops-refresh: its row after the commit, shown only when the input names objects.
+      name === 'commit' && journal.entry('refresh')
+        ? [...rowsOf('commit', journal), ...rowsOf('refresh', journal)]
+        : rowsOf(name, journal)
+    )
   const pullRequestMode = journal.value('inputs')?.settings.gitops.delivery === 'pull-request'
   const names: RowName[] = [
     'preflight',

@@ -33,8 +33,10 @@ export function rollbackPromotion(journal: Journal): PromotionPart | undefined {
   const result = rollback
     ? (
         {
-          applied: rollback.earlier ? 'AlreadyActive' : 'Promoted',
+          applied: 'Promoted',
+          'already-active': 'AlreadyActive',
           'would-apply': 'WouldPromote',
+          skipped: 'Skipped',
           refused: 'Refused',
           impossible: undefined,
           failed: undefined
@@ -67,7 +69,9 @@ export function verificationFacts(report: Pick<RunReport, 'verification'>): [str
   if (rollback) {
     const outcome: Record<typeof rollback.outcome, string> = {
       applied: 'rolled back to',
+      'already-active': 'target already active,',
       'would-apply': 'would roll back to (dry-run)',
+      skipped: 'skipped (promote: false), to',
       refused: 'refused, to',
       impossible: 'impossible',
       failed: 'failed'
@@ -91,7 +95,9 @@ export function verificationHeadline(
     case 'Inconclusive':
       return `⚠️ ${what}: the live verification is inconclusive`
     case 'RolledBack':
-      return `↩️ ${what}: the live version failed its test and was rolled back to ${shown(v.rollback?.target)}`
+      return v.rollback?.outcome === 'already-active'
+        ? `↩️ ${what}: the live version failed its test; the rollback target ${shown(v.rollback.target)} is already active`
+        : `↩️ ${what}: the live version failed its test and was rolled back to ${shown(v.rollback?.target)}`
     case 'Failed':
       return `❌ ${what}: the live version failed its test`
     default:

@@ -3,8 +3,8 @@
 import type { InputReader } from './rules.js'
 import { testNameFor, versionNameProblem } from './naming.js'
 import type { InputName, LiveSettings, RunContext, Mode } from './settings.js'
+import { isUuid } from '../coder/version-identity.js'
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** GitHub: an environment name is at most 255 characters (docs.github.com, "Managing environments for deployment"). */
 const ENVIRONMENT_MAX = 255
 
@@ -34,7 +34,7 @@ export function parseLive(
       input: 'rollback-to',
       message: `Input "rollback-to" is for mode: verify only (this run's mode is ${mode}): remove it, or set mode: verify.`
     })
-  } else if (rollbackTo && rollbackTo !== 'previous' && !UUID.test(rollbackTo)) {
+  } else if (rollbackTo && rollbackTo !== 'previous' && !isUuid(rollbackTo)) {
     const problem = versionNameProblem(rollbackTo)
     if (problem)
       reader.fail(

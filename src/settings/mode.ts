@@ -2,9 +2,7 @@
 // this run is, and the promote setting that goes with it. Pure.
 import type { InputReader } from './rules.js'
 import type { InputName, PromoteChoice, Mode } from './settings.js'
-
-// Coder IDs are UUIDs (format uuid in Coder's API description, coderd/apidoc/swagger.json).
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+import { isUuid } from '../coder/version-identity.js'
 
 export interface ModeSettings {
   mode: Mode
@@ -33,7 +31,7 @@ export function parseMode(reader: InputReader<InputName>, promote: PromoteChoice
       input: 'expected-active-version-id',
       message: `Input "expected-active-version-id" is for mode: promote only (this run's mode is ${mode}): remove it, or set mode: promote.`
     })
-  } else if (expected && !UUID.test(expected)) {
+  } else if (expected && !isUuid(expected)) {
     reader.fail('expected-active-version-id', 'must be a Coder version ID (a UUID)')
   }
   return { mode, promote: mode === 'test' ? 'skip' : promote, expectedActiveVersionId: expected }

@@ -60,7 +60,7 @@ export async function locateTested(
     if (wrongVersion || !found) return notTested(wrongVersion ?? '')
     const lookup = await locateTests(input, found, context)
     if (!lookup.ok) return lookup
-    const { tests, read } = lookup.value
+    const { tests, first, read } = lookup.value
     const starting = await startingPoint(input, found.template_id)
     if (typeof starting === 'string')
       return failed('locate', `${starting} Nothing was promoted.`, {
@@ -71,8 +71,9 @@ export async function locateTested(
       versionName: found.name,
       createdAt: found.created_at ?? '',
       template,
-      manifest: read.manifest,
-      manifestPath: tests[0]?.manifestPath ?? read.path,
+      // The first test's manifest and path, as the commit step gives them (src/steps/commit.ts).
+      manifest: first.manifest,
+      manifestPath: first.manifestPath,
       tests,
       branch: preflight.branch,
       commitSha: read.commitSha,
@@ -99,9 +100,7 @@ async function locateTests(
   input: LocateInput,
   found: { id: string; name: string },
   context: StepContext
-): Promise<
-  StepResult<{ tests: CommittedTest[]; read: ManifestRead & { manifest: CoderTemplateTest } }>
-> {
+): Promise<StepResult<{ tests: CommittedTest[]; first: CommittedTest; read: ManifestRead }>> {
   const { settings, preflight } = input
   const pushed = { versionId: found.id, versionName: found.name }
   const plan = await planPresetTests({ test: settings.test, pushed, client: input.coder }, context)
@@ -122,8 +121,9 @@ async function locateTests(
     const { name, preset } = planned
     tests.push({ name, preset, manifest: read.manifest, manifestPath: read.path })
   }
-  if (!read?.manifest) return notTested('No test to locate.')
-  return succeeded({ tests, read: { ...read, manifest: read.manifest } }, '')
+  const [first] = tests
+  if (!first || !read) return notTested('No test to locate.')
+  return succeeded({ tests, first, read }, '')
 }
 
 function notTested(problem: string): StepResult<never> {

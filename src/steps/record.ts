@@ -21,7 +21,12 @@ export function plannedRecords(journal: Journal): PlannedRecord[] {
   const settings = journal.value('inputs')?.settings
   const preflight = journal.value('preflight')
   if (!settings || !preflight) return []
-  const testNames = [settings.test.name]
+  // The tests that ran: one per preset with test-presets, as committed (or located by the promote
+  // job); the base name only when no commit is known.
+  const committed = journal.value('locate') ?? journal.value('commit')
+  const testNames = committed?.tests.length
+    ? committed.tests.map((test) => test.name)
+    : [settings.test.name]
   const previous = preflight.startingActive?.id ?? ''
   const ours = journal.value('locate') ?? journal.value('push')
   const promotion = journal.value('promote')
@@ -54,7 +59,7 @@ export function plannedRecords(journal: Journal): PlannedRecord[] {
       description: `live verification of ${preflight.template} ${ran.name}: ${result}`
     }
   ]
-  if (rollback?.outcome === 'applied' && rollback.target && !rollback.earlier)
+  if (rollback?.outcome === 'applied' && rollback.target)
     records.push({
       kind: 'rollback',
       versionId: rollback.target.id,

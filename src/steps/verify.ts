@@ -20,18 +20,25 @@ import { readActiveVersion } from './observe.js'
 import { promoteTested } from './promote.js'
 import { failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
 import type { Tested } from './wait.js'
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+import { isUuid } from '../coder/version-identity.js'
 
 export interface Rollback {
-  /** applied: promoted; would-apply: promote: dry-run; refused: the guard; impossible: no target. */
-  outcome: 'applied' | 'would-apply' | 'refused' | 'impossible' | 'failed'
+  /**
+   * applied: this run promoted the target; already-active: the target was active when this run
+   * looked (who made it so is not known), so nothing was sent; would-apply: promote: dry-run, the
+   * guard and a dry-run request; skipped: promote: false, nothing sent at all; refused: the guard;
+   * impossible: no target; failed: the request failed.
+   */
+  outcome:
+    'applied' | 'already-active' | 'would-apply' | 'skipped' | 'refused' | 'impossible' | 'failed'
   target?: LiveVersion
   /** Why it was refused or impossible, or how the guard let it through. */
   detail: string
-  /** applied: the target was active already when this run decided (an earlier run applied it). */
-  earlier?: true
 }
+
+/** The detail of `already-active`: an observed fact, never a claim about who applied it. */
+export const ALREADY_ACTIVE =
+  'the rollback target is already active; this run sent no promote request'
 
 export interface Verification {
   result: VerificationResult
@@ -101,14 +108,9 @@ async function rollbackAfter(
   ran: LiveVersion,
   context: StepContext
 ): Promise<Rollback | undefined> {
-  // The target is active already: an earlier run of this attempt applied it.
+  // The target is active already (by whom is not observed): nothing to send.
   if (decision.result === 'RolledBack' && choice?.ok)
-    return {
-      outcome: 'applied',
-      target: versionOf(choice.target),
-      detail: 'already active',
-      earlier: true
-    }
+    return { outcome: 'already-active', target: versionOf(choice.target), detail: ALREADY_ACTIVE }
   if (decision.result === 'Failed' && decision.note)
     return { outcome: 'impossible', detail: decision.note }
   if (choice === null) return undefined
@@ -118,7 +120,9 @@ async function rollbackAfter(
 }
 
 const resultOf = (rollback: Rollback | undefined): VerificationResult =>
-  rollback?.outcome === 'applied' ? 'RolledBack' : 'Failed'
+  rollback?.outcome === 'applied' || rollback?.outcome === 'already-active'
+    ? 'RolledBack'
+    : 'Failed'
 
 const versionOf = (v: { id: string; name: string }): LiveVersion => ({ id: v.id, name: v.name })
 
@@ -133,13 +137,15 @@ function failedLive(
   const after =
     rollback?.outcome === 'applied'
       ? ` It was rolled back to ${rollback.target?.name} (${rollback.target?.id}).`
-      : rollback
-        ? ` No rollback: ${rollback.detail}.`
-        : ' rollback-to is empty: nothing was rolled back.'
+      : rollback?.outcome === 'already-active'
+        ? ` The rollback target ${rollback.target?.name} (${rollback.target?.id}) is already active; this run sent no promote request.`
+        : rollback
+          ? ` No rollback: ${rollback.detail}.`
+          : ' rollback-to is empty: nothing was rolled back.'
   return failed('test-failed', `The live version ${what} failed its test: ${reason}.${after}`, {
     facts: verification,
     advice:
-      rollback?.outcome === 'applied'
+      rollback?.outcome === 'applied' || rollback?.outcome === 'already-active'
         ? [`Fix the template, then release a new version; ${ran.name} stays in Coder.`]
         : [
             'Fix the template and release a new version, or promote a version that works (rollback-to).'
@@ -174,9 +180,12 @@ async function rollBack(
   context: StepContext
 ): Promise<Rollback> {
   const target = versionOf(chosen)
+  // promote: false sends nothing, not even a dry run.
+  if (input.promote === 'skip')
+    return { outcome: 'skipped', target, detail: 'promote: false, nothing sent' }
   const promoted = await promoteTested(
     {
-      promote: input.promote === 'skip' ? 'dry-run' : input.promote,
+      promote: input.promote,
       // A rollback is older on purpose; the guard still refuses unless the failed version is active.
       allowRollback: true,
       namespace: input.namespace,
@@ -195,11 +204,8 @@ async function rollBack(
       return { outcome: 'applied', target, detail: `guard: ${failedVersion.name} was still active` }
     if (result === 'WouldPromote')
       return { outcome: 'would-apply', target, detail: 'promote: dry-run, nothing sent' }
-    return {
-      outcome: 'refused',
-      target,
-      detail: `${target.name} (${target.id}) became active meanwhile, by another writer`
-    }
+    // AlreadyActive: the guard's read found the target active, so nothing was sent.
+    return { outcome: 'already-active', target, detail: ALREADY_ACTIVE }
   }
   const refused = promoted.facts?.refused
   if (refused)
@@ -220,7 +226,7 @@ async function findTarget(input: VerifyInput, failedVersion: LiveVersion): Promi
   if (rollbackTo === 'previous') {
     recordedId = input.recordedPrevious ? await input.recordedPrevious(failedVersion.id) : ''
     if (recordedId) version = await coder.versionById(recordedId)
-  } else if (UUID.test(rollbackTo)) {
+  } else if (isUuid(rollbackTo)) {
     version = await coder.versionById(rollbackTo)
   } else {
     version = await coder.versionByName(organization, template, rollbackTo)

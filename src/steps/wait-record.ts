@@ -6,6 +6,7 @@ import { CODER_NAME_MAX, CODER_NAME_PATTERN } from '../settings/naming.js'
 import { describeWaiting, observe, verdictOf } from '../verdict/verdict.js'
 import type { StepContext } from './step.js'
 import type { TestFacts, TestWaitInput, TestWorkspace, WaitFacts } from './wait-types.js'
+import { isUuid } from '../coder/version-identity.js'
 
 export function record(
   facts: WaitFacts,
@@ -52,13 +53,12 @@ export function sightOf(
   return {
     syncedAt: facts.syncedAt,
     last: observe(seen),
-    versionId: typeof id === 'string' && UUID.test(id) ? id : ''
+    versionId: isUuid(id) ? id : ''
   }
 }
 
 // The status is another system's text and these fields reach the advice and the summary: a value
 // that breaks its documented shape is dropped, not shown (https://github.com/coder/coder-k8s/blob/main/api/v1alpha1/codertemplatetest_types.go).
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const CONDITION_WORD = /^[A-Za-z]{1,64}$/
 
 /** The workspace fields of a status; null when the status names no (valid) workspace yet. */
@@ -67,8 +67,7 @@ export function workspaceOf(test: CoderTemplateTest): TestWorkspace | null {
   const name = typeof status.workspaceName === 'string' ? status.workspaceName : ''
   // Workspace names follow codersdk NameValid, like template names (naming.ts).
   if (name.length > CODER_NAME_MAX || !CODER_NAME_PATTERN.test(name)) return null
-  const ownerId =
-    typeof status.ownerID === 'string' && UUID.test(status.ownerID) ? status.ownerID : ''
+  const ownerId = isUuid(status.ownerID) ? status.ownerID : ''
   const condition = status.conditions?.find((c) => c.type === 'WorkspaceDeleted')
   const deleted = condition
     ? [condition.status, condition.reason]

@@ -3,13 +3,12 @@
 // (https://github.com/coder/coder-k8s/blob/main/docs/how-to/gitops.md).
 import type { CoderTemplateTest, CoderTemplateTestSpec } from '../objects/coder-k8s.js'
 import { specDifferences } from '../objects/manifest.js'
+import { isUuid } from '../coder/version-identity.js'
 
 export interface PushedVersion {
   id: string
   name: string
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /**
  * Every reason why this object does not prove our version; empty when it does. `pushed` null: a
@@ -24,7 +23,7 @@ export function integrityProblems(
   const status = test.status ?? {}
   if (pushed === null) {
     const id = status.templateVersionID
-    if (typeof id !== 'string' || !UUID.test(id))
+    if (!isUuid(id))
       problems.push(
         `status.templateVersionID: a version ID expected, found ${JSON.stringify(id ?? null)}`
       )

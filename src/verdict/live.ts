@@ -1,6 +1,7 @@
 // mode: verify, the decisions (docs/how-to/live.md): the result from the test
 // and the active version at the start and at the end, and the rollback target from rollback-to.
 // Pure: every row has a table test (test/unit/verdict/live.test.ts).
+import { isUuid } from '../coder/version-identity.js'
 
 export type VerificationResult = 'Passed' | 'Failed' | 'Inconclusive' | 'RolledBack'
 
@@ -27,7 +28,7 @@ export type LiveDecision =
   /** `rollback`: the failed version is still active, so a rollback may apply (behind its guard). */
   | { result: 'Failed'; rollback: boolean; note?: string }
   | { result: 'Inconclusive'; why: string }
-  /** The failed version was already replaced by the rollback target (a second run of this attempt). */
+  /** The version that failed was live at the start, and the rollback target is active now. */
   | { result: 'RolledBack' }
 
 const shown = (v: LiveVersion | null): string =>
@@ -35,14 +36,17 @@ const shown = (v: LiveVersion | null): string =>
 
 export function decideLive(facts: LiveFacts): LiveDecision {
   const { ran, starting, ending } = facts
-  // The failed version is already replaced by the target: the end state that rollback-to asks for.
-  if (!facts.passed && ending && facts.target && ending.id === facts.target)
-    return { result: 'RolledBack' }
+  // First: did the test run the version that was live at the start? If not, its result says
+  // nothing about that version, whatever is active now (the target itself may be what failed).
   if (starting && ran.id !== starting.id)
     return {
       result: 'Inconclusive',
       why: `the test ran ${shown(ran)}, but ${shown(starting)} was active when the run started: another writer promoted a version before the test resolved it`
     }
+  // The starting version failed and the target is active now: the end state rollback-to asks
+  // for. Nothing here says who made it active.
+  if (!facts.passed && starting?.id === ran.id && ending && ending.id === facts.target)
+    return { result: 'RolledBack' }
   if (ending && ending.id !== ran.id)
     return {
       result: 'Inconclusive',
@@ -114,4 +118,68 @@ export function chooseRollbackTarget(input: RollbackInput): RollbackChoice {
       reason: `the import of ${version} did not succeed (${found.jobStatus || 'no status'})`
     }
   return { ok: true, target: found }
+}
+
+/** A deployment of the environment as GitHub lists it (https://docs.github.com/rest/deployments/deployments#list-deployments). */
+export interface ListedDeployment {
+  id: number
+  created_at: string
+  /** An object or a JSON string (the REST answer allows both). */
+  payload: unknown
+}
+
+/** Whose releases `rollback-to: previous` may read: this run's template, and the version that failed. */
+export interface RecordedWanted {
+  template: string
+  organization: string
+  /** The version that failed: never the answer. */
+  except: string
+}
+
+/**
+ * The version ID of a payload the gate itself records (src/deployments.ts: template,
+ * organization, versionId, versionName, previousVersionId, testNames), for this template of this
+ * organization; '' for any other payload. The payload has no marker of its own, so every field the
+ * gate writes must be there with its type, and the version ID must be a UUID.
+ */
+export function recordedVersionOf(payload: unknown, wanted: RecordedWanted): string {
+  let value = payload
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value)
+    } catch {
+      return ''
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return ''
+  const p = value as Record<string, unknown>
+  const previous = p.previousVersionId
+  const names = p.testNames
+  const ours =
+    p.template === wanted.template &&
+    p.organization === wanted.organization &&
+    isUuid(p.versionId) &&
+    typeof p.versionName === 'string' &&
+    typeof previous === 'string' &&
+    (previous === '' || isUuid(previous)) &&
+    Array.isArray(names) &&
+    names.length > 0 &&
+    names.every((name) => typeof name === 'string')
+  return ours && p.versionId !== wanted.except ? (p.versionId as string) : ''
+}
+
+/**
+ * `previous`: the gate's records of this template that name another version than the one that
+ * failed, newest first by created_at (ties: the higher ID, the later one), whatever order the list
+ * came in.
+ */
+export function recordedCandidates(
+  deployments: ListedDeployment[],
+  wanted: RecordedWanted
+): { id: number; versionId: string }[] {
+  const time = (d: ListedDeployment): number => Date.parse(d.created_at) || 0
+  return [...deployments]
+    .sort((a, b) => time(b) - time(a) || b.id - a.id)
+    .map((d) => ({ id: d.id, versionId: recordedVersionOf(d.payload, wanted) }))
+    .filter((d) => d.versionId !== '')
 }

@@ -9,6 +9,7 @@ import {
   requestOptions,
   type TokenAdvice
 } from '../gitops/github/client/call.js'
+import { recordedCandidates, type RecordedWanted } from '../verdict/live.js'
 
 const TOKEN: TokenAdvice = {
   input: 'github-token',
@@ -82,18 +83,21 @@ export async function recordDeployment(
   return data.id
 }
 
-/** At most this many deployments of the environment are read for `previous`, newest first. */
-const MAX_READ = 30
+/** At most this many deployments of the environment are read for `previous` (one page). */
+const MAX_READ = 100
 
 /**
- * `rollback-to: previous`: the version of the newest deployment of the environment that reached
- * `success` (now maybe `inactive`) and names another version than `except`; '' when none does.
- * guess: GitHub lists deployments and statuses newest first (the docs do not say).
+ * `rollback-to: previous`: the version of the newest deployment (by created_at) of the environment
+ * that the gate recorded for this template, that reached `success` (now maybe `inactive`) and names
+ * another version than `wanted.except`; '' when none does. Payloads others wrote are skipped
+ * (src/verdict/live.ts, recordedVersionOf).
+ * guess: GitHub lists deployments newest first (the docs do not say), so one page of 100 holds the
+ * newest; the order within it is not trusted.
  */
 export async function recordedVersion(
   call: GitHubCall,
   environment: string,
-  except: string
+  wanted: RecordedWanted
 ): Promise<string> {
   const { data: deployments } = await githubCall(call, TOKEN, 'listing deployments', (options) =>
     call.octokit.rest.repos.listDeployments({
@@ -103,9 +107,7 @@ export async function recordedVersion(
       request: options
     })
   )
-  for (const deployment of deployments) {
-    const versionId = versionIdOf(deployment.payload)
-    if (!versionId || versionId === except) continue
+  for (const candidate of recordedCandidates(deployments, wanted)) {
     const { data: statuses } = await githubCall(
       call,
       TOKEN,
@@ -113,30 +115,14 @@ export async function recordedVersion(
       (options) =>
         call.octokit.rest.repos.listDeploymentStatuses({
           ...repoOf(call),
-          deployment_id: deployment.id,
+          deployment_id: candidate.id,
           per_page: 100,
           request: options
         })
     )
-    if (statuses.some((status) => status.state === 'success')) return versionId
+    if (statuses.some((status) => status.state === 'success')) return candidate.versionId
   }
   return ''
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-/** payload.versionId, from an object or a JSON string (the REST answer allows both); '' otherwise. */
-export function versionIdOf(payload: unknown): string {
-  let value = payload
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value)
-    } catch {
-      return ''
-    }
-  }
-  const id = (value as { versionId?: unknown } | null)?.versionId
-  return typeof id === 'string' && UUID.test(id) ? id : ''
 }
 
 /**

@@ -1,6 +1,8 @@
 // End to end: deployment-environment on the bundle. A release records its promotion as a GitHub
 // deployment of the workflow's commit; a nightly verification finds `previous` from two recorded
 // releases and rolls back to it; a token that may not write deployments gives one warning.
+import { writeFileSync } from 'node:fs'
+import path from 'node:path'
 import { describe, expect, it } from '@jest/globals'
 import { expectNoSecrets } from './expect.js'
 import { activeVersionName } from './world-reads.js'
@@ -50,6 +52,23 @@ describe('deployment-environment, end to end', () => {
     expect(again.outputs['promotion-result']).toBe('AlreadyActive')
     expect(deployments(w)).toHaveLength(1)
     expectNoSecrets(w, run)
+  })
+
+  it('a release with test-presets records the name of every preset test', async () => {
+    const w = await releaseWorld()
+    writeFileSync(
+      path.join(w.workspace, 'docker', 'coder-presets.json'),
+      JSON.stringify([
+        { name: 'small', parameters: { cpu: '2' } },
+        { name: 'Large GPU', parameters: { gpu: 'true' } }
+      ])
+    )
+    const run = await w.run({ 'deployment-environment': ENVIRONMENT, 'test-presets': 'all' })
+    expect(run.exitCode).toBe(0)
+    expect(deployments(w)).toHaveLength(1)
+    expect(deployments(w)[0]!.payload).toMatchObject({
+      testNames: ['docker-v1-0-0-large-gpu', 'docker-v1-0-0-small']
+    })
   })
 
   it('rollback-to: previous, found from two recorded releases', async () => {

@@ -58,6 +58,20 @@ describe('gitops-refresh, end to end', () => {
     expectNoSecrets(w, run)
   })
 
+  it('mode: verify refreshes the Application after its commit too', async () => {
+    const w = await newWorld.withDocker({
+      syncEngine: { kind: 'argocd', namespace: 'argocd', application: 'coder-tests' }
+    })
+    allowEngines(w)
+    const run = await w.run({ mode: 'verify', 'gitops-refresh': 'argocd:argocd/coder-tests' })
+    expect(run.exitCode).toBe(0)
+    expect(run.outputs['verification-result']).toBe('Passed')
+    expect(w.kube.engines.patches.map((p) => `${p.plural} ${p.key} ${p.fieldManager}`)).toEqual([
+      'applications argocd/coder-tests coder-template-gate'
+    ])
+    expect(run.summary).toContain('asked 1 of 1 object(s) to reconcile')
+  })
+
   it('Flux with a 10-minute interval: the GitRepository, then the Kustomization', async () => {
     const w = await newWorld.withDocker({
       syncPollMs: POLL_MS,

@@ -79,6 +79,22 @@ describe('mode: verify, end to end', () => {
     expectNoSecrets(w, run)
   })
 
+  it('promote: false: the rollback is skipped, and no promote request (not even a dry run) is sent', async () => {
+    const w = await newWorld.withDocker()
+    w.coder.seedVersion({ template: 'docker', name: 'v0.8.0' })
+    failLive(w)
+    const run = await w.run({ mode: 'verify', promote: 'false', 'rollback-to': 'v0.8.0' })
+    expect(run.exitCode).toBe(1)
+    expect(run.outputs).toMatchObject({
+      'verification-result': 'Failed',
+      'rolled-back-to-version-id': '',
+      'promotion-result': 'Skipped',
+      'active-version-id': idOf(w, 'v0.9.0')
+    })
+    expect(run.summary).toContain('promote: false, nothing sent')
+    expect(promoteRequests(w)).toBe(0)
+  })
+
   it('refuses a rollback to an archived version, naming it; Failed', async () => {
     const w = await newWorld.withDocker()
     w.coder.seedVersion({ template: 'docker', name: 'v0.8.0', archived: true })
@@ -115,6 +131,40 @@ describe('mode: verify, end to end', () => {
     )
     expect(promoteRequests(w)).toBe(0)
     expect(activeVersionName(w)).toBe('v1.1.0')
+  })
+
+  it('the test ran a version another writer promoted, then the target went live: Inconclusive, never RolledBack', async () => {
+    const w = await newWorld.withDocker()
+    w.coder.seedVersion({ template: 'docker', name: 'v0.8.0' })
+    w.coder.seedVersion({ template: 'docker', name: 'v1.1.0' })
+    let release = (): void => undefined
+    w.kube.controller!.script(LIVE, {
+      holdUntil: new Promise<void>((resolve) => (release = resolve)),
+      failAt: { step: 'WaitingForAgents', reason: 'AgentStartError' },
+      // Someone puts the rollback target live by hand once v1.1.0 failed.
+      onFinal: () => w.coder.activateVersion({ template: 'docker', version: 'v0.8.0' })
+    })
+    // While the gate waits, another writer promotes v1.1.0; the controller then resolves it.
+    const other = whenLogged('waiting for the controller', () => {
+      w.coder.activateVersion({ template: 'docker', version: 'v1.1.0' })
+      release()
+    })
+    const run = await w.run({ mode: 'verify', 'rollback-to': 'v0.8.0' }, {}, other)
+    expect(other.firedAt).toBeGreaterThan(0)
+    expect(run.exitCode).toBe(0)
+    expect(run.outputs).toMatchObject({
+      'verification-result': 'Inconclusive',
+      'verified-version-id': idOf(w, 'v1.1.0'),
+      'previous-active-version-id': idOf(w, 'v0.9.0'),
+      'active-version-id': idOf(w, 'v0.8.0'),
+      'rolled-back-to-version-id': '',
+      'promotion-result': ''
+    })
+    expect(run.stdout).toMatch(
+      /::warning::The live verification is inconclusive: the test ran v1\.1\.0 .* but v0\.9\.0 .* was active when the run started/
+    )
+    expect(run.summary).not.toContain('rolled back')
+    expect(promoteRequests(w)).toBe(0)
   })
 
   it("keep-tests prunes this template's older live tests in the same commit, never a version's test", async () => {
@@ -157,8 +207,11 @@ describe('mode: verify, end to end', () => {
     expect(first.outputs['verification-result']).toBe('RolledBack')
     const commits = w.github.commits(OWNER, 'gitops', 'main').length
     const again = await w.run({ mode: 'verify', 'rollback-to': 'v0.8.0' })
-    expect(again.exitCode).toBe(1)
-    expect(again.outputs['verification-result']).toBe('RolledBack')
+    // The same test ran v0.9.0, but v0.8.0 was live when this run started: nothing proves who
+    // made it so, so the run claims no rollback.
+    expect(again.exitCode).toBe(0)
+    expect(again.outputs['verification-result']).toBe('Inconclusive')
+    expect(again.outputs['rolled-back-to-version-id']).toBe('')
     expect(w.github.commits(OWNER, 'gitops', 'main')).toHaveLength(commits)
     expect(promoteRequests(w)).toBe(1)
     expect(activeVersionName(w)).toBe('v0.8.0')

@@ -7,8 +7,7 @@ import {
   deploymentAccessProblem,
   type DeploymentRecord,
   recordDeployment,
-  recordedVersion,
-  versionIdOf
+  recordedVersion
 } from '../../src/workflow-repository/deployments.js'
 import { createGitOpsOctokit } from '../../src/gitops/github/client/octokit.js'
 import { loadGitHubDescription } from '../sandbox-tests/contracts/descriptions.js'
@@ -118,30 +117,64 @@ describe('deploymentAccessProblem (the preflight)', () => {
 })
 
 describe('recordedVersion (rollback-to: previous)', () => {
+  const wanted = (except: string) => ({ template: 'docker', organization: 'acme', except })
+
+  /** A success deployment with any payload, as another tool could write one. */
+  async function foreign(c: ReturnType<typeof call>, payload: Record<string, unknown>) {
+    const { data } = await c.octokit.rest.repos.createDeployment({
+      owner: OWNER,
+      repo: c.repo,
+      ref: SHA,
+      environment: 'coder-docker',
+      payload,
+      auto_merge: false,
+      required_contexts: []
+    })
+    const id = (data as { id: number }).id
+    await c.octokit.rest.repos.createDeploymentStatus({
+      owner: OWNER,
+      repo: c.repo,
+      deployment_id: id,
+      state: 'success'
+    })
+  }
+
   it('the newest success that names another version, also once it is inactive', async () => {
     const c = call()
     await recordDeployment(c, record(V1, 'success'))
     await recordDeployment(c, record(V2, 'success'))
-    expect(await recordedVersion(c, 'coder-docker', V2)).toBe(V1)
-    expect(await recordedVersion(c, 'coder-docker', V1)).toBe(V2)
-    expect(await recordedVersion(c, 'other-environment', V2)).toBe('')
+    expect(await recordedVersion(c, 'coder-docker', wanted(V2))).toBe(V1)
+    expect(await recordedVersion(c, 'coder-docker', wanted(V1))).toBe(V2)
+    expect(await recordedVersion(c, 'other-environment', wanted(V2))).toBe('')
   })
 
   it('skips deployments that never reached success', async () => {
     const c = call()
     await recordDeployment(c, record(V1, 'failure'))
     await recordDeployment(c, record(V2, 'success'))
-    expect(await recordedVersion(c, 'coder-docker', V2)).toBe('')
+    expect(await recordedVersion(c, 'coder-docker', wanted(V2))).toBe('')
   })
 
-  it.each([
-    [{ versionId: V1 }, V1],
-    [JSON.stringify({ versionId: V1 }), V1],
-    ['not json', ''],
-    [{ versionId: 'v1' }, ''],
-    [null, '']
-  ])('payload %j names %j', (payload, id) => {
-    expect(versionIdOf(payload)).toBe(id)
+  it("trusts only the gate's records of this template: another tool's newer success is skipped", async () => {
+    const c = call()
+    await recordDeployment(c, record(V1, 'success'))
+    const V3 = '33333333-3333-4333-8333-333333333333'
+    await foreign(c, { versionId: V3 })
+    await foreign(c, { ...record(V3, 'success').payload, template: 'other' })
+    await foreign(c, { ...record(V3, 'success').payload, organization: 'other-org' })
+    expect(await recordedVersion(c, 'coder-docker', wanted(V2))).toBe(V1)
+  })
+
+  it('chooses by created_at, not by the order of the list', async () => {
+    const c = call()
+    await recordDeployment(c, record(V1, 'success'))
+    await recordDeployment(c, record(V2, 'success'))
+    // The later deployment in the list is the older one by created_at.
+    const [first, second] = sandbox.deployments(OWNER, c.repo)
+    first!.createdAt = '2026-12-02T00:00:00Z'
+    second!.createdAt = '2026-12-01T00:00:00Z'
+    const except = '44444444-4444-4444-8444-444444444444'
+    expect(await recordedVersion(c, 'coder-docker', wanted(except))).toBe(V1)
   })
 })
 

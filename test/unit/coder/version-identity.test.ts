@@ -5,6 +5,7 @@ import { describe, expect, it } from '@jest/globals'
 import {
   carriesGateMarker,
   hasVersionMarker,
+  isUuid,
   withVersionMarker
 } from '../../../src/coder/version-identity.js'
 
@@ -91,5 +92,23 @@ describe('carriesGateMarker', () => {
     ['', false]
   ])('%s -> %s', (message, expected) => {
     expect(carriesGateMarker(message)).toBe(expected)
+  })
+})
+
+describe('isUuid: the form of every Coder ID', () => {
+  it.each<[unknown, boolean]>([
+    ['aaaaaaaa-0000-4000-8000-000000000001', true],
+    ['AAAAAAAA-0000-4000-8000-000000000001', true],
+    ['aaaaaaaa-0000-4000-8000-00000000001', false],
+    ['aaaaaaaa00004000800000000000000001', false],
+    [' aaaaaaaa-0000-4000-8000-000000000001', false],
+    ['aaaaaaaa-0000-4000-8000-000000000001\n', false],
+    ['gggggggg-0000-4000-8000-000000000001', false],
+    ['v1.0.0', false],
+    ['', false],
+    [null, false],
+    [42, false]
+  ])('%j: %s', (value, expected) => {
+    expect(isUuid(value)).toBe(expected)
   })
 })

@@ -117,7 +117,7 @@ const tidied = (over: Record<string, unknown>) => ({
 
 export type Steps = [StepName, unknown][]
 /** mode: verify: inputs, preflight, the live test's commit and wait. */
-const live = (): Steps => [
+export const liveSteps = (): Steps => [
   [
     'inputs',
     ok({
@@ -420,11 +420,11 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
       ['locate', failed('locate', 'no manifest')]
     ]
   ],
-  ['verify passed', [...live(), ['verify', ok(verified('Passed'))]]],
+  ['verify passed', [...liveSteps(), ['verify', ok(verified('Passed'))]]],
   [
     'verify inconclusive',
     [
-      ...live(),
+      ...liveSteps(),
       [
         'verify',
         ok({ ...verified('Inconclusive'), why: 'the test ran v1, and <v3> is active now' })
@@ -434,7 +434,7 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
   [
     'verify rolled back',
     [
-      ...live(),
+      ...liveSteps(),
       [
         'verify',
         failed('test-failed', 'The live version failed; rolled back to v0.', {
@@ -450,7 +450,7 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
   [
     'verify rollback refused',
     [
-      ...live(),
+      ...liveSteps(),
       [
         'verify',
         failed('test-failed', 'The live version failed; no rollback.', {
@@ -463,7 +463,39 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
       ]
     ]
   ],
-  ['verify preflight failed', [live()[0]!, ['preflight', failed('preflight', 'no access')]]]
+  ['verify preflight failed', [liveSteps()[0]!, ['preflight', failed('preflight', 'no access')]]],
+  [
+    'verify rollback target already active',
+    [
+      ...liveSteps(),
+      [
+        'verify',
+        failed('test-failed', 'The live version failed; the rollback target is already active.', {
+          facts: verified('RolledBack', {
+            outcome: 'already-active',
+            target: { id: 'v0-id', name: 'v0' },
+            detail: 'the rollback target is already active; this run sent no promote request'
+          })
+        })
+      ]
+    ]
+  ],
+  [
+    'verify rollback skipped (promote: false)',
+    [
+      ...liveSteps(),
+      [
+        'verify',
+        failed('test-failed', 'The live version failed; no rollback: promote: false.', {
+          facts: verified('Failed', {
+            outcome: 'skipped',
+            target: { id: 'v0-id', name: 'v0' },
+            detail: 'promote: false, nothing sent'
+          })
+        })
+      ]
+    ]
+  ]
 ]
 export const OBSERVED = [
   null,

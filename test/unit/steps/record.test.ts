@@ -12,7 +12,8 @@ const preflight = succeeded(
   { organization: 'acme', template: 'docker', startingActive: { ...A, createdAt: '' } },
   ''
 )
-const push = succeeded({ template: 'docker', versionId: B.id, versionName: B.name }, '')
+const pushed = { template: 'docker', versionId: B.id, versionName: B.name }
+const push = succeeded(pushed, '')
 const verified = (result: string, rollback?: object) => ({
   result,
   ran: A,
@@ -23,6 +24,36 @@ const verified = (result: string, rollback?: object) => ({
 
 describe('plannedRecords', () => {
   it.each<[string, Steps, object[]]>([
+    [
+      'a promotion with test-presets: the name of every preset test',
+      [
+        ['inputs', inputs('gate')],
+        ['preflight', preflight],
+        ['push', push],
+        [
+          'commit',
+          succeeded({ tests: [{ name: 'docker-t-small' }, { name: 'docker-t-gpu' }] }, '')
+        ],
+        ['promote', succeeded({ result: 'Promoted' }, '')]
+      ],
+      [{ kind: 'promotion', testNames: ['docker-t-small', 'docker-t-gpu'] }]
+    ],
+    [
+      'a promote job with test-presets: the located tests',
+      [
+        ['inputs', inputs('promote')],
+        ['preflight', preflight],
+        [
+          'locate',
+          succeeded(
+            { ...pushed, tests: [{ name: 'docker-t-small' }, { name: 'docker-t-gpu' }] },
+            ''
+          )
+        ],
+        ['promote', succeeded({ result: 'Promoted' }, '')]
+      ],
+      [{ kind: 'promotion', versionId: B.id, testNames: ['docker-t-small', 'docker-t-gpu'] }]
+    ],
     [
       'a promotion',
       [
@@ -117,19 +148,14 @@ describe('plannedRecords', () => {
       ]
     ],
     [
-      'verify RolledBack by an earlier run: no second rollback record',
+      'verify RolledBack, the target already active (not by this run): no rollback record',
       [
         ['inputs', inputs('verify')],
         ['preflight', preflight],
         [
           'verify',
           failed('test-failed', 'x', {
-            facts: verified('RolledBack', {
-              outcome: 'applied',
-              target: B,
-              detail: '',
-              earlier: true
-            })
+            facts: verified('RolledBack', { outcome: 'already-active', target: B, detail: '' })
           })
         ]
       ],

@@ -5,8 +5,11 @@ import { describe, expect, it } from '@jest/globals'
 import {
   chooseRollbackTarget,
   decideLive,
+  type ListedDeployment,
   type LiveDecision,
   type LiveFacts,
+  recordedCandidates,
+  recordedVersionOf,
   type RollbackCandidate
 } from '../../../src/verdict/live.js'
 
@@ -27,9 +30,25 @@ describe('the live result', () => {
       { result: 'Failed', rollback: true }
     ],
     [
-      'failed, and the rollback target is active already (a second run of the attempt)',
+      'failed on the starting version, and the rollback target is active now',
       { passed: false, ran: A, starting: A, ending: B, target: B.id },
       { result: 'RolledBack' }
+    ],
+    [
+      'failed, the target active now, but the starting version is unknown: never RolledBack',
+      { passed: false, ran: A, starting: null, ending: B, target: B.id },
+      {
+        result: 'Inconclusive',
+        why: `the test ran v1 (${A.id}), and v2 (${B.id}) is active now: another writer promoted meanwhile`
+      }
+    ],
+    [
+      'another writer promoted the target before the test resolved it, and the target failed',
+      { passed: false, ran: B, starting: A, ending: B, target: B.id },
+      {
+        result: 'Inconclusive',
+        why: `the test ran v2 (${B.id}), but v1 (${A.id}) was active when the run started: another writer promoted a version before the test resolved it`
+      }
     ],
     [
       'passed, and another version is active: never rolled back, whatever the target',
@@ -40,9 +59,12 @@ describe('the live result', () => {
       }
     ],
     [
-      'failed, and the run started after the rollback of the same attempt',
+      'failed, and the run started after the rollback of the same attempt: the test ran another version',
       { passed: false, ran: A, starting: B, ending: B, target: B.id },
-      { result: 'RolledBack' }
+      {
+        result: 'Inconclusive',
+        why: `the test ran v1 (${A.id}), but v2 (${B.id}) was active when the run started: another writer promoted a version before the test resolved it`
+      }
     ],
     [
       'passed, but another version is active at the end',
@@ -153,5 +175,67 @@ describe('the rollback target', () => {
     ]
   ])('%s', (_name, input, choice) => {
     expect(chooseRollbackTarget(input)).toEqual(choice)
+  })
+})
+
+describe("rollback-to: previous reads only the gate's own records", () => {
+  const wanted = { template: 'docker', organization: 'acme', except: A.id }
+  const gate = {
+    template: 'docker',
+    organization: 'acme',
+    versionId: B.id,
+    versionName: 'v2',
+    previousVersionId: A.id,
+    testNames: ['docker-v2']
+  }
+  it.each<[string, unknown, string]>([
+    ["the gate's payload of this template", gate, B.id],
+    ['the same as a JSON string', JSON.stringify(gate), B.id],
+    ['no previous version (the first release)', { ...gate, previousVersionId: '' }, B.id],
+    ['the version that failed', { ...gate, versionId: A.id }, ''],
+    ['another template', { ...gate, template: 'other' }, ''],
+    ['another organization', { ...gate, organization: 'other' }, ''],
+    ['a version ID that is no UUID', { ...gate, versionId: 'v2' }, ''],
+    ['a previous version ID that is no UUID', { ...gate, previousVersionId: 'v1' }, ''],
+    ['only a versionId (another tool)', { versionId: B.id }, ''],
+    ['no test names', { ...gate, testNames: [] }, ''],
+    ['test names that are not strings', { ...gate, testNames: [1] }, ''],
+    ['no version name', { ...gate, versionName: undefined }, ''],
+    ['not JSON', 'not json', ''],
+    ['an array', [gate], ''],
+    ['null', null, '']
+  ])('%s', (_name, payload, id) => {
+    expect(recordedVersionOf(payload, wanted)).toBe(id)
+  })
+
+  it.each<[string, ListedDeployment[], number[]]>([
+    [
+      'newest first by created_at, whatever the order of the list',
+      [
+        { id: 1, created_at: '2026-01-01T00:00:00Z', payload: gate },
+        { id: 3, created_at: '2026-01-03T00:00:00Z', payload: gate },
+        { id: 2, created_at: '2026-01-02T00:00:00Z', payload: gate }
+      ],
+      [3, 2, 1]
+    ],
+    [
+      'the same second: the higher ID first',
+      [
+        { id: 7, created_at: '2026-01-01T00:00:00Z', payload: gate },
+        { id: 8, created_at: '2026-01-01T00:00:00Z', payload: gate }
+      ],
+      [8, 7]
+    ],
+    [
+      'foreign payloads and the failed version are left out',
+      [
+        { id: 5, created_at: '2026-01-05T00:00:00Z', payload: { versionId: C.id } },
+        { id: 4, created_at: '2026-01-04T00:00:00Z', payload: { ...gate, versionId: A.id } },
+        { id: 1, created_at: '2026-01-01T00:00:00Z', payload: gate }
+      ],
+      [1]
+    ]
+  ])('%s', (_name, deployments, ids) => {
+    expect(recordedCandidates(deployments, wanted).map((d) => d.id)).toEqual(ids)
   })
 })

@@ -8,8 +8,8 @@ export const LIVE_MODULES: MutatedModule[] = [
     mutations: mutationsOf('src/verdict/live.ts', [
       [
         'decideLive',
-        'if (!facts.passed && ending && facts.target && ending.id === facts.target)',
-        'if (ending && facts.target && ending.id === facts.target)',
+        'if (!facts.passed && starting?.id === ran.id && ending && ending.id === facts.target)',
+        'if (starting?.id === ran.id && ending && ending.id === facts.target)',
         'a passed test counts as rolled back'
       ],
       [

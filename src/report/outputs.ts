@@ -25,10 +25,8 @@ export function outputsOf(report: RunReport): Record<string, string> {
     'test-results': testResultsJson(report.tests),
     'verification-result': verification?.result ?? '',
     'verified-version-id': verification?.ran?.id ?? '',
-    'rolled-back-to-version-id':
-      rollback?.outcome === 'applied' || rollback?.outcome === 'already-active'
-        ? (rollback.target?.id ?? '')
-        : '',
+    // Only a rollback this run applied.
+    'rolled-back-to-version-id': rollback?.outcome === 'applied' ? (rollback.target?.id ?? '') : '',
     'deployment-id': report.deployment?.id ?? '',
     'sync-seconds': test.syncSeconds?.toFixed(1) ?? ''
   }

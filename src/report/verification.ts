@@ -95,9 +95,7 @@ export function verificationHeadline(
     case 'Inconclusive':
       return `⚠️ ${what}: the live verification is inconclusive`
     case 'RolledBack':
-      return v.rollback?.outcome === 'already-active'
-        ? `↩️ ${what}: the live version failed its test; the rollback target ${shown(v.rollback.target)} is already active`
-        : `↩️ ${what}: the live version failed its test and was rolled back to ${shown(v.rollback?.target)}`
+      return `↩️ ${what}: the live version failed its test and was rolled back to ${shown(v.rollback?.target)}`
     case 'Failed':
       return `❌ ${what}: the live version failed its test`
     default:

@@ -78,51 +78,56 @@ export async function verifyLive(
   )
   const starting = input.starting ? { id: input.starting.id, name: input.starting.name } : null
   const base = { ran, starting, ending: ending ? { id: ending.id, name: ending.name } : null }
-  // The target is chosen before the decision: a second run of this attempt finds it active.
-  const choice = !passed && input.rollbackTo ? await targetOf(input, ran, context) : null
-  const target = choice?.ok ? choice.target.id : ''
-  const decision = decideLive({ passed, ...base, target })
+  const decision = decideLive({ passed, ...base })
   const what = `${input.organization}.${input.template} ${ran.name || '(unnamed)'} (${ran.id})`
   if (decision.result === 'Passed')
     return succeeded({ result: 'Passed', ...base }, `Passed: ${what} is live and works`)
-  if (decision.result === 'Inconclusive') {
-    context.log.warning(`The live verification is inconclusive: ${decision.why}.`)
-    return succeeded(
-      { result: 'Inconclusive', ...base, why: decision.why },
-      `Inconclusive: ${decision.why}`
-    )
-  }
+  if (decision.result === 'Inconclusive')
+    return inconclusive({ ...base, why: decision.why }, context)
+  const choice = decision.rollback && input.rollbackTo ? await targetOf(input, ran, context) : null
   const rollback = await rollbackAfter(decision, choice, input, ran, context)
+  // The guard's read found the target active: another writer made it live, not this run.
+  if (rollback?.outcome === 'already-active')
+    return inconclusive(
+      {
+        ...base,
+        why: `the test of ${shown(ran)} failed, and the rollback target ${shown(rollback.target)} became active meanwhile, not by this run`,
+        rollback
+      },
+      context
+    )
   return failedLive(input, what, {
-    result: resultOf(rollback),
+    result: rollback?.outcome === 'applied' ? 'RolledBack' : 'Failed',
     ...base,
     ...(rollback ? { rollback } : {})
   })
 }
 
-/** What became of the rollback after a Failed or RolledBack decision; undefined: none asked. */
+const shown = (v: LiveVersion | undefined): string =>
+  v ? `${v.name || '(unnamed)'} (${v.id})` : 'unknown'
+
+function inconclusive(
+  verification: Omit<Verification, 'result'> & { why: string },
+  context: StepContext
+): StepResult<Verification, never> {
+  context.log.warning(`The live verification is inconclusive: ${verification.why}.`)
+  return succeeded({ result: 'Inconclusive', ...verification }, `Inconclusive: ${verification.why}`)
+}
+
+/** What became of the rollback after a Failed decision; undefined: none asked. */
 async function rollbackAfter(
-  decision: Exclude<LiveDecision, { result: 'Passed' | 'Inconclusive' }>,
+  decision: Extract<LiveDecision, { result: 'Failed' }>,
   choice: Choice | null,
   input: VerifyInput,
   ran: LiveVersion,
   context: StepContext
 ): Promise<Rollback | undefined> {
-  // The target is active already (by whom is not observed): nothing to send.
-  if (decision.result === 'RolledBack' && choice?.ok)
-    return { outcome: 'already-active', target: versionOf(choice.target), detail: ALREADY_ACTIVE }
-  if (decision.result === 'Failed' && decision.note)
-    return { outcome: 'impossible', detail: decision.note }
+  if (decision.note) return { outcome: 'impossible', detail: decision.note }
   if (choice === null) return undefined
   if (!choice.ok)
     return { outcome: 'failed' in choice ? 'failed' : 'impossible', detail: choice.reason }
   return rollBack(input, ran, choice.target, context)
 }
-
-const resultOf = (rollback: Rollback | undefined): VerificationResult =>
-  rollback?.outcome === 'applied' || rollback?.outcome === 'already-active'
-    ? 'RolledBack'
-    : 'Failed'
 
 const versionOf = (v: { id: string; name: string }): LiveVersion => ({ id: v.id, name: v.name })
 
@@ -137,15 +142,13 @@ function failedLive(
   const after =
     rollback?.outcome === 'applied'
       ? ` It was rolled back to ${rollback.target?.name} (${rollback.target?.id}).`
-      : rollback?.outcome === 'already-active'
-        ? ` The rollback target ${rollback.target?.name} (${rollback.target?.id}) is already active; this run sent no promote request.`
-        : rollback
-          ? ` No rollback: ${rollback.detail}.`
-          : ' rollback-to is empty: nothing was rolled back.'
+      : rollback
+        ? ` No rollback: ${rollback.detail}.`
+        : ' rollback-to is empty: nothing was rolled back.'
   return failed('test-failed', `The live version ${what} failed its test: ${reason}.${after}`, {
     facts: verification,
     advice:
-      rollback?.outcome === 'applied' || rollback?.outcome === 'already-active'
+      rollback?.outcome === 'applied'
         ? [`Fix the template, then release a new version; ${ran.name} stays in Coder.`]
         : [
             'Fix the template and release a new version, or promote a version that works (rollback-to).'

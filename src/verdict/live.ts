@@ -1,5 +1,6 @@
 // mode: verify, the decisions (docs/how-to/live.md): the result from the test
 // and the active version at the start and at the end, and the rollback target from rollback-to.
+// RolledBack is never decided here: only this run's own rollback, applied, makes it (steps/verify.ts).
 // Pure: every row has a table test (test/unit/verdict/live.test.ts).
 import { isUuid } from '../coder/version-identity.js'
 
@@ -19,8 +20,6 @@ export interface LiveFacts {
   starting: LiveVersion | null
   /** The active version read at the end; null when that read failed. */
   ending: LiveVersion | null
-  /** The rollback target's ID when it is known before the decision ('' or absent otherwise). */
-  target?: string
 }
 
 export type LiveDecision =
@@ -28,8 +27,6 @@ export type LiveDecision =
   /** `rollback`: the failed version is still active, so a rollback may apply (behind its guard). */
   | { result: 'Failed'; rollback: boolean; note?: string }
   | { result: 'Inconclusive'; why: string }
-  /** The version that failed was live at the start, and the rollback target is active now. */
-  | { result: 'RolledBack' }
 
 const shown = (v: LiveVersion | null): string =>
   v ? `${v.name || '(unnamed)'} (${v.id})` : 'unknown'
@@ -43,10 +40,6 @@ export function decideLive(facts: LiveFacts): LiveDecision {
       result: 'Inconclusive',
       why: `the test ran ${shown(ran)}, but ${shown(starting)} was active when the run started: another writer promoted a version before the test resolved it`
     }
-  // The starting version failed and the target is active now: the end state rollback-to asks
-  // for. Nothing here says who made it active.
-  if (!facts.passed && starting?.id === ran.id && ending && ending.id === facts.target)
-    return { result: 'RolledBack' }
   if (ending && ending.id !== ran.id)
     return {
       result: 'Inconclusive',

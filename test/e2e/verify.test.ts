@@ -133,6 +133,27 @@ describe('mode: verify, end to end', () => {
     expect(activeVersionName(w)).toBe('v1.1.0')
   })
 
+  it('the live version fails and someone else puts the rollback target live: Inconclusive, not RolledBack, nothing sent', async () => {
+    const w = await newWorld.withDocker()
+    w.coder.seedVersion({ template: 'docker', name: 'v0.8.0' })
+    w.kube.controller!.script(LIVE, {
+      failAt: { step: 'WaitingForAgents', reason: 'AgentStartError' },
+      onFinal: () => w.coder.activateVersion({ template: 'docker', version: 'v0.8.0' })
+    })
+    const run = await w.run({ mode: 'verify', 'rollback-to': 'v0.8.0' })
+    expect(run.exitCode).toBe(0)
+    expect(run.outputs).toMatchObject({
+      'verification-result': 'Inconclusive',
+      'verified-version-id': idOf(w, 'v0.9.0'),
+      'active-version-id': idOf(w, 'v0.8.0'),
+      'rolled-back-to-version-id': ''
+    })
+    expect(run.stdout).toMatch(
+      /::warning::The live verification is inconclusive: the test ran v0\.9\.0 .* and v0\.8\.0 .* is active now/
+    )
+    expect(promoteRequests(w)).toBe(0)
+  })
+
   it('the test ran a version another writer promoted, then the target went live: Inconclusive, never RolledBack', async () => {
     const w = await newWorld.withDocker()
     w.coder.seedVersion({ template: 'docker', name: 'v0.8.0' })

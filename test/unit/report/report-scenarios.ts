@@ -465,17 +465,18 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
   ],
   ['verify preflight failed', [liveSteps()[0]!, ['preflight', failed('preflight', 'no access')]]],
   [
-    'verify rollback target already active',
+    'verify rollback target made active by another writer',
     [
       ...liveSteps(),
       [
         'verify',
-        failed('test-failed', 'The live version failed; the rollback target is already active.', {
-          facts: verified('RolledBack', {
+        ok({
+          ...verified('Inconclusive', {
             outcome: 'already-active',
             target: { id: 'v0-id', name: 'v0' },
             detail: 'the rollback target is already active; this run sent no promote request'
-          })
+          }),
+          why: 'the test of v1 failed, and the rollback target v0 became active meanwhile, not by this run'
         })
       ]
     ]

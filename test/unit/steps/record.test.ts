@@ -148,18 +148,19 @@ describe('plannedRecords', () => {
       ]
     ],
     [
-      'verify RolledBack, the target already active (not by this run): no rollback record',
+      'verify Inconclusive, the rollback target made active by another writer: no rollback record',
       [
         ['inputs', inputs('verify')],
         ['preflight', preflight],
         [
           'verify',
-          failed('test-failed', 'x', {
-            facts: verified('RolledBack', { outcome: 'already-active', target: B, detail: '' })
-          })
+          succeeded(
+            verified('Inconclusive', { outcome: 'already-active', target: B, detail: '' }),
+            'x'
+          )
         ]
       ],
-      [{ kind: 'verification', state: 'failure' }]
+      [{ kind: 'verification', state: 'inactive' }]
     ],
     [
       'no preflight: nothing',

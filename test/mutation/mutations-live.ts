@@ -8,12 +8,6 @@ export const LIVE_MODULES: MutatedModule[] = [
     mutations: mutationsOf('src/verdict/live.ts', [
       [
         'decideLive',
-        'if (!facts.passed && starting?.id === ran.id && ending && ending.id === facts.target)',
-        'if (starting?.id === ran.id && ending && ending.id === facts.target)',
-        'a passed test counts as rolled back'
-      ],
-      [
-        'decideLive',
         'if (starting && ran.id !== starting.id)',
         'if (false)',
         'the starting version is ignored'

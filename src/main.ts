@@ -11,7 +11,7 @@ import type { RunReport } from './report/report.js'
 import { reportWriters } from './report-writers.js'
 import { commitManifest } from './steps/commit.js'
 import { validateInputs } from './steps/inputs.js'
-import { Journal } from './steps/journal.js'
+import { Journal, StepStopped } from './steps/journal.js'
 import { locateTested } from './steps/locate.js'
 import { observeActiveVersion } from './steps/observe.js'
 import { type Preflight, runPreflight } from './steps/preflight.js'
@@ -21,7 +21,7 @@ import { openGatePullRequest } from './steps/pull-request.js'
 import { PUSH_CANCEL_GRACE_MS, pushVersion } from './steps/push.js'
 import { planPresetTests } from './steps/presets.js'
 import { refreshEngines } from './steps/refresh.js'
-import { tidyAfterOutcome } from './steps/tidy-run.js'
+import { tidyVersions, tidyWanted } from './steps/tidy.js'
 import { verifyLive } from './steps/verify.js'
 import { waitForVerdict } from './steps/wait.js'
 import { systemClock } from './timing/clock.js'
@@ -55,8 +55,7 @@ export async function run(
   } catch (error) {
     journal.stopped(error)
   }
-  // mode: verify pushes nothing, so it has no version of its own to tidy.
-  if (gate?.settings.mode !== 'verify') await tidyAfterOutcome(journal, gate)
+  await tidyJob(journal, gate)
   return finish(journal, gate, startedAt, env)
 }
 
@@ -144,6 +143,33 @@ async function verifyJob(
     { group: `Wait for CoderTemplateTest ${g.testName}`, cancelGraceMs: 1000 }
   )
   await journal.run('verify', (c) => verifyLive(g.verify(preflight, tested), c))
+}
+
+/**
+ * The tidy step, once the outcome is known, on success and failure alike, after the preflight has
+ * named the template; never after a cancel, and not in mode: verify (it pushes no version).
+ */
+async function tidyJob(journal: Journal, g: StepInputs | null): Promise<void> {
+  const preflight = journal.value('preflight')
+  if (!g || !preflight || g.settings.mode === 'verify' || journal.context.signal.aborted) return
+  const testFailed = testEndedFailed(journal)
+  if (!tidyWanted(g.settings.tidy, testFailed)) return
+  const located = journal.value('locate')
+  const input = g.tidy(preflight, journal.value('push') ?? located, testFailed, located)
+  try {
+    // The grace lets a cancelled tidy hand over what stayed.
+    await journal.run('tidy', (c) => tidyVersions(input, c), { cancelGraceMs: 1000 })
+  } catch (error) {
+    // Tidy never fails; a cancel past the grace stops it, and the journal holds that entry.
+    if (!(error instanceof StepStopped)) throw error
+  }
+}
+
+/** This run's test ended Failed (not a timeout, nor an integrity failure: that object is not ours). */
+function testEndedFailed(journal: Journal): boolean {
+  const wait = journal.entry('wait')?.result
+  if (wait === undefined || wait.ok) return false
+  return wait.failure.kind === 'test-failed' && wait.facts?.last?.phase === 'Failed'
 }
 
 /** Reads the world once more, then builds and writes the report. Never throws. */

@@ -8,14 +8,14 @@ export const COMPETING_VERSION_NAME = /^k8s-[0-9a-f]{20}(?:-\d+)?$/
 
 export interface NamedVersion {
   name: string
-  /** Coder's created_at (RFC 3339); '' when unknown (counts as the oldest). */
-  createdAt: string
+  /** Coder's created_at (RFC 3339); absent when Coder did not say (counts as the oldest). */
+  createdAt?: string
 }
 
 /** The versions another writer made, newest first, at most `max`. */
 export function competingVersions(versions: readonly NamedVersion[], max = 3): NamedVersion[] {
   const time = (v: NamedVersion): number => {
-    const t = Date.parse(v.createdAt)
+    const t = Date.parse(v.createdAt ?? '')
     return Number.isNaN(t) ? -Infinity : t
   }
   return versions

@@ -11,8 +11,8 @@ export interface PushOutcome {
   versionId: string
   /** The name Coder holds; differs from the input only on old CLIs creating a template. */
   versionName: string
-  /** Coder's created_at of the version: the promotion guard compares it ('' if not given). */
-  createdAt: string
+  /** Coder's created_at of the version: the promotion guard compares it (absent when Coder did not say). */
+  createdAt?: string
   templateId: string
   /** The template's name as Coder holds it (lookup by name is case-insensitive). */
   templateName: string
@@ -75,7 +75,7 @@ async function outcome(
   return {
     versionId: found.id,
     versionName: found.name,
-    createdAt: found.created_at ?? '',
+    createdAt: found.created_at,
     templateId: found.template_id,
     templateName: (before ?? (await client.template(organization, template)))?.name ?? template,
     templateExisted: before !== null,

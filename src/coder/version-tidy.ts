@@ -6,7 +6,7 @@ export interface ListedVersion {
   id: string
   name: string
   /** Coder's created_at (RFC 3339). */
-  createdAt: string
+  createdAt?: string
   message: string
   /** The import job is pending, running or canceling: another run may still be pushing it. */
   importing: boolean
@@ -41,7 +41,7 @@ export interface TidyChoice {
  * fixed, so two runs over the same list choose the same versions.
  */
 export function newestFirst(a: ListedVersion, b: ListedVersion): number {
-  const byTime = Date.parse(b.createdAt) - Date.parse(a.createdAt)
+  const byTime = Date.parse(b.createdAt ?? '') - Date.parse(a.createdAt ?? '')
   if (byTime !== 0) return byTime
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0
 }
@@ -52,7 +52,7 @@ function protection(version: ListedVersion, input: TidyChoiceInput): KeptWhy | n
   if (version.id === input.startingActiveId) return 'starting-active'
   if (version.id === input.oursId && !input.archiveOurs) return 'this-run'
   if (version.importing) return 'importing'
-  if (Number.isNaN(Date.parse(version.createdAt))) return 'unknown-created-at'
+  if (Number.isNaN(Date.parse(version.createdAt ?? ''))) return 'unknown-created-at'
   return null
 }
 
@@ -62,9 +62,11 @@ export function chooseVersionsToArchive(input: TidyChoiceInput): TidyChoice {
   const ours = input.archiveOurs ? gatePushed.find((v) => v.id === input.oursId) : undefined
   // A failed version that goes anyway does not take one of the N places.
   const ranked = gatePushed
-    .filter((v) => v !== ours && !Number.isNaN(Date.parse(v.createdAt)))
+    .filter((v) => v !== ours && !Number.isNaN(Date.parse(v.createdAt ?? '')))
     .sort(newestFirst)
-  const undated = gatePushed.filter((v) => v !== ours && Number.isNaN(Date.parse(v.createdAt)))
+  const undated = gatePushed.filter(
+    (v) => v !== ours && Number.isNaN(Date.parse(v.createdAt ?? ''))
+  )
   const beyond = input.keep > 0 ? [...ranked.slice(input.keep), ...undated] : []
   const candidates = ours ? [ours, ...beyond] : beyond
   const choice: TidyChoice = { archive: [], kept: [] }

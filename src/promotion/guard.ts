@@ -5,8 +5,8 @@
 export interface VersionFacts {
   id: string
   name: string
-  /** Coder's created_at (RFC 3339); '' when unknown. */
-  createdAt: string
+  /** Coder's created_at (RFC 3339); absent when Coder did not say. */
+  createdAt?: string
 }
 
 export type GuardDecision =
@@ -57,8 +57,8 @@ export function guardPromotion(input: PromotionGuardInput): GuardDecision {
  * the safe side is to refuse and ask for allow-rollback.
  */
 function isOlder(active: VersionFacts, ours: VersionFacts): boolean {
-  const a = Date.parse(active.createdAt)
-  const o = Date.parse(ours.createdAt)
+  const a = Date.parse(active.createdAt ?? '')
+  const o = Date.parse(ours.createdAt ?? '')
   if (Number.isNaN(a) || Number.isNaN(o)) return false
   return a < o
 }

@@ -224,7 +224,7 @@ function refuseThirdVersion(
   throw new PromotionRefusedError({
     kind: 'refused',
     why: 'changed',
-    active: facts ?? { id: read, name: '', createdAt: '' },
+    active: facts ?? { id: read, name: '' },
     message: `Another writer activated version ${read} while this run promoted ${ours.name} (${input.versionID}); the version active before the promote request was ${previous}. The gate never overwrites another writer: decide which version should be active, and promote it again.`
   })
 }

@@ -17,7 +17,7 @@ export interface Located {
   /** This commit's version: the one the test job pushed and tested. */
   versionId: string
   versionName: string
-  createdAt: string
+  createdAt?: string
   template: string
   /** The manifest read from gitops-branch: the spec the test in the cluster must equal. */
   manifest: CoderTemplateTest
@@ -69,7 +69,7 @@ export async function locateTested(
     const located: Located = {
       versionId: found.id,
       versionName: found.name,
-      createdAt: found.created_at ?? '',
+      createdAt: found.created_at,
       template,
       // The first test's manifest and path, as the commit step gives them (src/steps/commit.ts).
       manifest: first.manifest,
@@ -175,5 +175,5 @@ async function startingPoint(
   const where = `${input.preflight.organization}.${input.preflight.template}`
   const problem = expectedVersionProblem(id, version, templateId, where)
   if (problem !== null || version === null) return problem ?? ''
-  return { id, name: version.name, createdAt: version.created_at ?? '' }
+  return { id, name: version.name, createdAt: version.created_at }
 }

@@ -16,7 +16,7 @@ export async function readActiveVersion(
   return {
     id: found.active_version_id,
     name: version?.name ?? '',
-    createdAt: version?.created_at ?? ''
+    createdAt: version?.created_at
   }
 }
 

@@ -20,8 +20,8 @@ import { failed, messageOf, type StepContext, type StepResult, succeeded } from 
 export interface VersionRef {
   id: string
   name: string
-  /** Coder's created_at (RFC 3339); '' when Coder did not say. */
-  createdAt: string
+  /** Coder's created_at (RFC 3339); absent when Coder did not say. */
+  createdAt?: string
 }
 
 export interface Preflight {
@@ -154,7 +154,7 @@ async function checkCoder(input: PreflightInput, context: StepContext): Promise<
         startingActive: {
           id: template.active_version_id,
           name: active?.name ?? '',
-          createdAt: active?.created_at ?? ''
+          createdAt: active?.created_at
         }
       },
       problems: []
@@ -172,7 +172,7 @@ async function competingWritersOf(
 ): Promise<string | null> {
   try {
     const versions = await listTemplateVersions(input.coder, template.id, VERSION_PAGE_SIZE, true)
-    const named = versions.map((v) => ({ name: v.name, createdAt: v.created_at ?? '' }))
+    const named = versions.map((v) => ({ name: v.name, createdAt: v.created_at }))
     const total = named.filter((v) => COMPETING_VERSION_NAME.test(v.name)).length
     const warning = competingWritersWarning(template.name, competingVersions(named), total)
     if (warning) context.log.warning(warning)

@@ -18,7 +18,7 @@ export interface Pushed {
   versionId: string
   /** The name Coder holds: old CLIs ignored --name creating a template (coder/coder#17031). */
   versionName: string
-  createdAt: string
+  createdAt?: string
   /** The template as Coder spells it (its lookup by name ignores case). */
   template: string
   /** The push created the template: its first version went live untested. */

@@ -27,7 +27,6 @@ export type StepResult<Value, Facts = never> =
   | { ok: true; status: 'succeeded' | 'skipped'; value: Value; detail: string }
   | { ok: false; failure: Failure; facts?: Facts }
 
-
 export interface StepContext {
   signal: AbortSignal
   log: StepLog

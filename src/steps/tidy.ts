@@ -49,7 +49,7 @@ function listed(version: CoderTemplateVersion): ListedVersion {
   return {
     id: version.id,
     name: version.name,
-    createdAt: version.created_at ?? '',
+    createdAt: version.created_at,
     message: version.message ?? '',
     importing: isJobActive(version.job?.status ?? '')
   }

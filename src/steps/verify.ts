@@ -195,7 +195,7 @@ async function rollBack(
       organization: input.organization,
       template: input.template,
       tested: { ...target, createdAt: chosen.createdAt },
-      starting: { ...failedVersion, createdAt: '' },
+      starting: failedVersion,
       coder: input.coder,
       kc: input.kc
     },
@@ -250,6 +250,6 @@ function candidateOf(version: CoderTemplateVersion): RollbackCandidate {
     templateId: version.template_id,
     archived: version.archived === true,
     jobStatus: version.job?.status ?? '',
-    createdAt: version.created_at ?? ''
+    createdAt: version.created_at
   }
 }

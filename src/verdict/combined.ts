@@ -62,11 +62,7 @@ export function judgeTest(
 
 /** The failure kinds a wait can end with (a subset of src/steps/failure-kinds.ts). */
 export type WaitFailureKind =
-  | 'integrity'
-  | 'test-failed'
-  | 'wait-failed'
-  | 'wait-timeout'
-  | 'sync-timeout'
+  'integrity' | 'test-failed' | 'wait-failed' | 'wait-timeout' | 'sync-timeout'
 
 export type CombinedVerdict =
   | { ok: true }

@@ -69,7 +69,7 @@ export interface RollbackCandidate {
   archived: boolean
   /** job.status of the version's import. */
   jobStatus: string
-  createdAt: string
+  createdAt?: string
 }
 
 export type RollbackChoice = { ok: true; target: RollbackCandidate } | { ok: false; reason: string }

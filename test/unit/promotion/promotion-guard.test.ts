@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals'
 import { guardPromotion, type VersionFacts } from '../../../src/promotion/guard.js'
 
-const v = (id: string, createdAt: string): VersionFacts => ({ id, name: `name-${id}`, createdAt })
+const v = (id: string, createdAt?: string): VersionFacts => ({ id, name: `name-${id}`, createdAt })
 const ours = v('ours', '2026-12-02T10:00:00.000Z')
 const older = v('older', '2026-12-01T10:00:00.000Z')
 const newer = v('newer', '2026-12-03T10:00:00.000Z')
-const unknown = v('unknown', '')
+const unknown = v('unknown')
 
 describe('guardPromotion', () => {
   it.each([

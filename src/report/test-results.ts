@@ -12,7 +12,7 @@ export function testResultsOf(journal: Journal): TestResultPart[] {
       preset: t.preset,
       phase: t.last?.phase || undefined,
       reason: t.last?.reason || undefined,
-      versionId: t.versionId || undefined,
+      versionId: t.versionId,
       seenAt: t.syncedAt ?? undefined,
       finalAt: finalAt(t.timeline, t.last?.phase),
       timeline: t.timeline

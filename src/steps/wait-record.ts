@@ -53,7 +53,7 @@ export function sightOf(
   return {
     syncedAt: facts.syncedAt,
     last: observe(seen),
-    versionId: isUuid(id) ? id : ''
+    versionId: isUuid(id) ? id : undefined
   }
 }
 
@@ -67,13 +67,13 @@ export function workspaceOf(test: CoderTemplateTest): TestWorkspace | null {
   const name = typeof status.workspaceName === 'string' ? status.workspaceName : ''
   // Workspace names follow codersdk NameValid, like template names (naming.ts).
   if (name.length > CODER_NAME_MAX || !CODER_NAME_PATTERN.test(name)) return null
-  const ownerId = isUuid(status.ownerID) ? status.ownerID : ''
+  const ownerId = isUuid(status.ownerID) ? status.ownerID : undefined
   const condition = status.conditions?.find((c) => c.type === 'WorkspaceDeleted')
   const deleted = condition
     ? [condition.status, condition.reason]
         .filter((part): part is string => typeof part === 'string' && CONDITION_WORD.test(part))
-        .join('/')
-    : ''
+        .join('/') || undefined
+    : undefined
   return { name, ownerId, deleted }
 }
 

@@ -26,8 +26,8 @@ interface Watched {
   preset: string
   manifest: CoderTemplateTest
   facts: WaitFacts
-  /** status.templateVersionID of the last read ('' when none): the test-results entry. */
-  versionId: string
+  /** status.templateVersionID of the last read (absent when none): the test-results entry. */
+  versionId?: string
 }
 
 export async function waitForTestSet(
@@ -38,8 +38,7 @@ export async function waitForTestSet(
     name: t.name,
     preset: t.preset,
     manifest: t.manifest,
-    facts: { syncedAt: null, timeline: [], last: null, notFoundSeen: false, workspace: null },
-    versionId: ''
+    facts: { syncedAt: null, timeline: [], last: null, notFoundSeen: false, workspace: null }
   }))
   const names = watched.map((w) => w.name)
   let outcomes: SetOutcome[]

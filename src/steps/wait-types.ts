@@ -16,10 +16,10 @@ export interface TimelineEntry extends Observed {
 export interface TestWorkspace {
   /** status.workspaceName: deterministic, `ktt-<uid>`. */
   name: string
-  /** status.ownerID: the Coder user (the tester) that owns it; '' when not written yet. */
-  ownerId: string
-  /** The WorkspaceDeleted condition as `<status>/<reason>`; '' when absent. */
-  deleted: string
+  /** status.ownerID: the Coder user (the tester) that owns it; absent until written. */
+  ownerId?: string
+  /** The WorkspaceDeleted condition as `<status>/<reason>`; absent without one. */
+  deleted?: string
 }
 
 /** One test of the run as the wait saw it: the test-results entry, and its bar in the chart. */
@@ -30,8 +30,8 @@ export interface TestFacts {
   syncedAt: number | null
   timeline: TimelineEntry[]
   last: Observed | null
-  /** status.templateVersionID of the last read; '' when none. */
-  versionId: string
+  /** status.templateVersionID of the last read; absent when none. */
+  versionId?: string
 }
 
 export interface WaitFacts {

@@ -52,8 +52,7 @@ export async function waitForVerdict(
     preset: only?.preset ?? '',
     syncedAt: null,
     timeline: facts.timeline,
-    last: null,
-    versionId: ''
+    last: null
   }
   facts.tests = [entry]
   facts.testName = settings.name

@@ -79,7 +79,7 @@ describe('workspaceOf keeps only fields of the documented shape', () => {
         conditions: [{ type: 'WorkspaceDeleted', status: 'True', reason: 'See <b>this</b>' }]
       })
     )
-    expect(workspace).toEqual({ name: NAME, ownerId: '', deleted: 'True' })
+    expect(workspace).toEqual({ name: NAME, ownerId: undefined, deleted: 'True' })
   })
 })
 

@@ -308,7 +308,7 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
           'c',
           synced(
             { phase: 'Running', reason: 'WaitingForBuild', message: '' },
-            { workspace: { name: 'ktt-1', ownerId: '', deleted: '' } }
+            { workspace: { name: 'ktt-1' } }
           )
         )
       ]

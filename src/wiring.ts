@@ -177,7 +177,7 @@ export class StepInputs {
     located?: Located
   ): TidyInput {
     // In a promote job the rollback target is the guard's starting point (the test job's start).
-    const startingActiveId = located?.starting?.id ?? preflight.startingActive?.id ?? ''
+    const startingActiveId = located?.starting?.id ?? preflight.startingActive?.id
     return {
       settings: this.settings.tidy,
       dryRun: this.settings.promote === 'dry-run',

@@ -19,12 +19,12 @@ export interface TidyChoiceInput {
   versions: ListedVersion[]
   /** keep-versions: 0 keeps every version. */
   keep: number
-  /** The active version read right before the choice; '' when unknown. */
-  activeId: string
-  /** The version active when the run started (the rollback target); '' when none. */
-  startingActiveId: string
-  /** This run's version; '' when the push never named one. */
-  oursId: string
+  /** The active version read right before the choice; absent when unknown. */
+  activeId?: string
+  /** The version active when the run started (the rollback target); absent when none. */
+  startingActiveId?: string
+  /** This run's version; absent when the push never named one. */
+  oursId?: string
   /** archive-failed applies: this run's test ended Failed. */
   archiveOurs: boolean
 }

@@ -20,8 +20,8 @@ export interface TidyInput {
   client: CoderClient
   organization: string
   template: string
-  /** The version active when the run started; '' when none. */
-  startingActiveId: string
+  /** The version active when the run started; absent when none. */
+  startingActiveId?: string
   /** This run's version; null when the push never named one. */
   ours: { id: string; name: string } | null
   /** This run's test ended Failed: archive-failed applies. */
@@ -37,8 +37,8 @@ export interface Tidied {
   notes: string[]
   /** This run's version was archived (archive-failed). */
   oursArchived: boolean
-  /** What went wrong, '' when nothing did; the run does not fail for it. */
-  warning: string
+  /** What went wrong, absent when nothing did; the run does not fail for it. */
+  warning?: string
 }
 
 export function tidyWanted(settings: TidySettings, testFailed: boolean): boolean {
@@ -63,8 +63,7 @@ export async function tidyVersions(
     archived: [],
     wouldArchive: [],
     notes: [],
-    oursArchived: false,
-    warning: ''
+    oursArchived: false
   }
   let chosen: ListedVersion[] = []
   try {
@@ -76,7 +75,7 @@ export async function tidyVersions(
       keep: input.settings.keepVersions,
       activeId: template.active_version_id,
       startingActiveId: input.startingActiveId,
-      oursId: input.ours?.id ?? '',
+      oursId: input.ours?.id,
       archiveOurs: input.settings.archiveFailed && input.testFailed
     })
     for (const kept of choice.kept)

@@ -45,7 +45,6 @@ function input(overrides: Partial<TidyInput> = {}): TidyInput {
     }),
     organization: 'acme',
     template: 'docker',
-    startingActiveId: '',
     ours: null,
     testFailed: false,
     ...overrides

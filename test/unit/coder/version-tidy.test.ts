@@ -22,9 +22,6 @@ const hand = (id: string, minute: number): ListedVersion =>
 const base: TidyChoiceInput = {
   versions: [],
   keep: 2,
-  activeId: '',
-  startingActiveId: '',
-  oursId: '',
   archiveOurs: false
 }
 

@@ -111,7 +111,6 @@ const tidied = (over: Record<string, unknown>) => ({
   wouldArchive: [],
   notes: [],
   oursArchived: false,
-  warning: '',
   ...over
 })
 

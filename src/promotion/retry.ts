@@ -27,7 +27,7 @@ export interface PromoteStepInput {
   template: string
   /** The verified status.templateVersionID of the test that passed. */
   versionID: string
-  /** The active version before the first request ('' when unknown). */
+  /** The active version before the first request (the promote step reads it first). */
   previousActiveVersionID: string
   request: PromoteRequestMode
   signal: AbortSignal

@@ -44,8 +44,10 @@ export interface Verification {
   result: VerificationResult
   /** The version the live test ran (status.templateVersionID and name). */
   ran: LiveVersion
-  starting: LiveVersion | null
-  ending: LiveVersion | null
+  /** The active version when the run started; absent when unknown. */
+  starting?: LiveVersion
+  /** The active version read at the end; absent when that read failed. */
+  ending?: LiveVersion
   /** Inconclusive: why. */
   why?: string
   rollback?: Rollback
@@ -73,11 +75,12 @@ export async function verifyLive(
   const status = input.tested.test.status ?? {}
   const ran = { id: input.tested.versionId, name: String(status.templateVersionName ?? '') }
   const passed = verdictOf(input.tested.test).state === 'passed'
+  // A failed read leaves the end unknown; null (no template) cannot be after the preflight.
   const ending = await readActiveVersion(input.coder, input.organization, input.template).catch(
-    () => null
+    () => undefined
   )
-  const starting = input.starting ? { id: input.starting.id, name: input.starting.name } : null
-  const base = { ran, starting, ending: ending ? { id: ending.id, name: ending.name } : null }
+  const starting = input.starting ? { id: input.starting.id, name: input.starting.name } : undefined
+  const base = { ran, starting, ending: ending ? { id: ending.id, name: ending.name } : undefined }
   const decision = decideLive({ passed, ...base })
   const what = `${input.organization}.${input.template} ${ran.name || '(unnamed)'} (${ran.id})`
   if (decision.result === 'Passed')

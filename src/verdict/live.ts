@@ -16,10 +16,10 @@ export interface LiveFacts {
   passed: boolean
   /** status.templateVersionID (and name) of the test: the version that ran. */
   ran: LiveVersion
-  /** The active version when the run started; null when unknown. */
-  starting: LiveVersion | null
-  /** The active version read at the end; null when that read failed. */
-  ending: LiveVersion | null
+  /** The active version when the run started; absent when unknown. */
+  starting?: LiveVersion
+  /** The active version read at the end; absent when that read failed. */
+  ending?: LiveVersion
 }
 
 export type LiveDecision =
@@ -28,7 +28,7 @@ export type LiveDecision =
   | { result: 'Failed'; rollback: boolean; note?: string }
   | { result: 'Inconclusive'; why: string }
 
-const shown = (v: LiveVersion | null): string =>
+const shown = (v: LiveVersion | null | undefined): string =>
   v ? `${v.name || '(unnamed)'} (${v.id})` : 'unknown'
 
 export function decideLive(facts: LiveFacts): LiveDecision {
@@ -45,7 +45,7 @@ export function decideLive(facts: LiveFacts): LiveDecision {
       result: 'Inconclusive',
       why: `the test ran ${shown(ran)}, and ${shown(ending)} is active now: another writer promoted meanwhile`
     }
-  if (ending === null) {
+  if (ending === undefined) {
     // Without the final read nothing proves the version still live; a failure is still a failure.
     return facts.passed
       ? {

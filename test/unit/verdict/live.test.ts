@@ -39,7 +39,7 @@ describe('the live result', () => {
     ],
     [
       'failed, another version active now, and the starting version unknown',
-      { passed: false, ran: A, starting: null, ending: B },
+      { passed: false, ran: A, ending: B },
       {
         result: 'Inconclusive',
         why: `the test ran v1 (${A.id}), and v2 (${B.id}) is active now: another writer promoted meanwhile`
@@ -87,7 +87,7 @@ describe('the live result', () => {
     ],
     [
       'passed, the final read failed',
-      { passed: true, ran: A, starting: A, ending: null },
+      { passed: true, ran: A, starting: A },
       {
         result: 'Inconclusive',
         why: `the test of v1 (${A.id}) passed, but the active version could not be read at the end`
@@ -95,7 +95,7 @@ describe('the live result', () => {
     ],
     [
       'failed, the final read failed: failed without rollback',
-      { passed: false, ran: A, starting: A, ending: null },
+      { passed: false, ran: A, starting: A },
       {
         result: 'Failed',
         rollback: false,

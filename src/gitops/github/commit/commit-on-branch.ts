@@ -113,15 +113,33 @@ async function lookOnBranch(
   input: CommitOnBranchInput,
   failure: unknown
 ): Promise<{ since: Landed[]; ours: Landed | undefined }> {
+  let since: Landed[]
   try {
-    const since = await commitsSince(input)
-    return { since, ours: await findOurs(since, input) }
+    since = await commitsSince(input)
   } catch (error) {
     if (input.signal?.aborted) throw error
     throw new CommitOutcomeUnknown(
       `GitHub gave no clear answer to the commit to branch ${input.branch} of ${input.owner}/${input.repo} (${answerText(input, failure)}), and the branch could not be read to tell whether it landed (${messageOf(error)}). Check the branch: a re-run finds its own manifest and does not commit it twice.`,
       { cause: failure }
     )
+  }
+  return { since, ours: await oursOrUnproven(since, input) }
+}
+
+/**
+ * findOurs, where a diff that cannot be read proves nothing: the branch moved (a lost race), and
+ * change.ts re-reads the head and judges the change by content, finding the manifest in place.
+ * That path reports no commit of this run (commit-sha empty) although it made one.
+ */
+async function oursOrUnproven(
+  since: Landed[],
+  input: CommitOnBranchInput
+): Promise<Landed | undefined> {
+  try {
+    return await findOurs(since, input)
+  } catch (error) {
+    if (input.signal?.aborted) throw error
+    return undefined
   }
 }
 
@@ -239,9 +257,15 @@ async function findOurs(since: Landed[], input: CommitOnBranchInput): Promise<La
   return isSentChange(await commitFiles(input, first.sha), sent) ? first : undefined
 }
 
+/** Our commit after a resend met STALE_DATA; null when the branch cannot prove it (a lost race). */
 async function ourCommit(input: CommitOnBranchInput): Promise<CommitMade | null> {
-  const ours = await findOurs(await commitsSince(input), input)
-  return ours ? { sha: ours.sha, url: ours.url } : null
+  try {
+    const ours = await oursOrUnproven(await commitsSince(input), input)
+    return ours ? { sha: ours.sha, url: ours.url } : null
+  } catch (error) {
+    if (input.signal?.aborted) throw error
+    return null
+  }
 }
 
 interface Landed {

@@ -152,6 +152,22 @@ describe.each(octokits)('a lost commit answer, %s', (_, octokitOf) => {
     expect(sandbox.readFile(OWNER, repo, 'main', PATH)).toBe(renderManifest(wanted))
   })
 
+  it('a timeout, stored, and the commit’s diff cannot be read: not claimed, judged again, one commit', async () => {
+    const repo = newRepo()
+    const before = commitsOf(repo).length
+    sandbox.timeOutAfterStoring(1, MUTATION)
+    const stop = sandbox.beforeRequest((method, path) => {
+      if (method === 'GET' && new RegExp(`/${repo}/commits/[0-9a-f]{40}`).test(path))
+        throw new HttpFailure(502, 'Server Error', DOCS.rest)
+    })
+    const outcome = await change(repo, octokitOf()).finally(() => stop())
+    // The manifest is on the branch; this run cannot prove the commit its own, so it names none.
+    expect(outcome).toMatchObject({ status: 'unchanged', commitSha: '' })
+    expect(commitsOf(repo)).toHaveLength(before + 1)
+    expect(sandbox.readFile(OWNER, repo, 'main', PATH)).toBe(renderManifest(wanted))
+    expect(mutations(repo)).toHaveLength(1)
+  })
+
   it('a timeout, and the branch cannot be read: the outcome is unknown, never "nothing"', async () => {
     const repo = newRepo()
     sandbox.timeOutAfterStoring(1, MUTATION)

@@ -87,11 +87,16 @@ export function previousReader(
 ): ((failedId: string) => Promise<string>) | undefined {
   const environment = settings.live.deploymentEnvironment
   if (settings.live.rollbackTo !== 'previous' || !environment) return undefined
+  // One bound for the whole read (a list, then one status read per candidate), as for the records.
   return (failedId) =>
-    recordedVersion(callOf(settings, env, log, signal), environment, {
-      ...release,
-      except: failedId
-    })
+    recordedVersion(
+      callOf(settings, env, log, AbortSignal.any([signal, AbortSignal.timeout(RECORD_LIMIT_MS)])),
+      environment,
+      {
+        ...release,
+        except: failedId
+      }
+    )
 }
 
 /** The preflight's read-only look at github-token's access, when deployment-environment is set. */

@@ -112,7 +112,7 @@ function autoMergeClause(
   number: string,
   repository: string
 ): string {
-  if (!autoMerge || failure === undefined) return ''
+  if (!autoMerge || failure === undefined || failure.autoMergeAsked === false) return ''
   if (failure.autoMergeOff === true)
     return ' The gate turned its auto-merge off: nothing merges while no run watches.'
   if (failure.autoMergeOff === false)

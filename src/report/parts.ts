@@ -108,6 +108,7 @@ function mergePart(journal: Journal): MergePart | undefined {
   return {
     state: 'not merged',
     status: result.failure.status,
+    autoMergeAsked: result.facts?.autoMergeAsked,
     autoMergeOff: result.facts?.autoMergeOff
   }
 }

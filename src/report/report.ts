@@ -86,7 +86,14 @@ export type CommitPart =
 
 /** What the merge step did (pull-request mode). */
 export type MergePart =
-  { state: 'merged' } | { state: 'not merged'; status: FailureStatus; autoMergeOff?: boolean }
+  | { state: 'merged' }
+  | {
+      state: 'not merged'
+      status: FailureStatus
+      /** false: the gate never asked for auto-merge; absent: not known. */
+      autoMergeAsked?: boolean
+      autoMergeOff?: boolean
+    }
 
 export interface GitOpsPart {
   /** owner/repo of the GitOps repository. */

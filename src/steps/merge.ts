@@ -26,6 +26,8 @@ export const AUTO_MERGE_OFF_MS = 2500
 
 export interface MergeFacts {
   pullRequest: OpenedPullRequest
+  /** Whether the gate asked GitHub for auto-merge (absent: not known, e.g. older facts). */
+  autoMergeAsked?: boolean
   /**
    * auto: whether auto-merge is off again after the gate asked for it (false: still on, or not
    * known to be off, e.g. a cancel cut the request that turns it off).
@@ -43,12 +45,14 @@ export async function mergeGatePullRequest(
   const deadline = context.now() + gitops.mergeTimeoutSeconds * 1000
   const call = { ...callOf(context), deadline }
   let asked = false
+  // A cancel that cuts the step keeps the last facts published (journal.ts).
+  context.publish?.({ pullRequest, autoMergeAsked: false })
   try {
     if (!pullRequest.merged) {
       await host.guardBranch(guardInput(input, pullRequest.headSha), call)
       asked = gitops.merge === 'auto'
-      // From here a cancel that cuts the step keeps "auto-merge may be on" (journal.ts).
-      context.publish?.({ pullRequest, ...(asked ? { autoMergeOff: false } : {}) })
+      // From here auto-merge may be on.
+      if (asked) context.publish?.({ pullRequest, autoMergeAsked: true, autoMergeOff: false })
       await host.requestMerge(
         {
           pullRequest,
@@ -110,7 +114,11 @@ async function mergeFailed(
         `Auto-merge is still on for ${pullRequest.url}: the gate could not turn it off, so a later push may merge with no run watching. Turn it off: ${turnOff}`
       )
   }
-  const facts = { pullRequest, ...(autoMergeOff === undefined ? {} : { autoMergeOff }) }
+  const facts = {
+    pullRequest,
+    autoMergeAsked,
+    ...(autoMergeOff === undefined ? {} : { autoMergeOff })
+  }
   // A cancel ends the step as cancelled, with these facts: the summary says whether it is still on.
   context.publish?.(facts)
   if (context.signal.aborted) throw error

@@ -153,6 +153,37 @@ describe('leftBehind reads the report only', () => {
       ]
     ],
     [
+      'a cancel before the gate asked for auto-merge: nothing said of auto-merge',
+      {
+        template: { version: { origin: 'named' } },
+        gitops: {
+          ...pullRequestMode,
+          merge: { state: 'not merged', status: 'cancelled', autoMergeAsked: false }
+        }
+      },
+      [
+        'Pull request #7 stays open: https://github.com/acme/gitops/pull/7. Merge it and run the job again, or close it and delete the branch coder-template-gate/docker-v2 when the version is not needed.'
+      ]
+    ],
+    [
+      'a cancel that cut turning auto-merge off: still on, with the command',
+      {
+        template: { version: { origin: 'named' } },
+        gitops: {
+          ...pullRequestMode,
+          merge: {
+            state: 'not merged',
+            status: 'cancelled',
+            autoMergeAsked: true,
+            autoMergeOff: false
+          }
+        }
+      },
+      [
+        'Pull request #7 stays open: https://github.com/acme/gitops/pull/7. Its auto-merge is still on: the gate could not turn it off, so a later push merges with no run watching. Turn it off with `gh pr merge 7 --repo acme/gitops --disable-auto`. Merge it and run the job again, or close it and delete the branch coder-template-gate/docker-v2 when the version is not needed.'
+      ]
+    ],
+    [
       'a cancelled commit may have landed',
       {
         template: { version: { origin: 'named' } },

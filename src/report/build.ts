@@ -23,7 +23,9 @@ import {
   type Outcome,
   type PromotionPart,
   type RunReport,
-  type TemplatePart
+  type TemplatePart,
+  type VerificationPart,
+  type VersionPart
 } from './report.js'
 import { stepRows } from './rows.js'
 import { testResultsOf } from './test-results.js'
@@ -43,8 +45,8 @@ export interface BuildContext extends PartsContext {
 export function buildReport(journal: Journal, context: BuildContext): RunReport {
   const template = templatePart(journal, context.observed)
   const promotion = rollbackPromotion(journal) ?? promotionPart(journal)
-  const failure = failurePart(journal, context, template, promotion)
   const verification = verificationPart(journal)
+  const failure = failurePart(journal, context, template, promotion, verification)
   const facts: Omit<RunReport, 'leftBehind'> = {
     startedAt: context.startedAt,
     mode: journal.value('inputs')?.settings.mode ?? 'gate',
@@ -88,7 +90,8 @@ function failurePart(
   journal: Journal,
   context: BuildContext,
   template: TemplatePart,
-  promotion: PromotionPart
+  promotion: PromotionPart,
+  verification?: VerificationPart
 ): FailurePart | undefined {
   const entry = journal.failedEntry()
   if (entry && !entry.result.ok) {
@@ -103,7 +106,7 @@ function failurePart(
       error:
         failure.status === 'cancelled'
           ? promotion.requested
-            ? cancelledAfterRequest(template)
+            ? cancelledAfterRequest(template, rollbackSent(verification))
             : 'The run was cancelled. Nothing was promoted.'
           : failure.message,
       problems: failure.problems,
@@ -119,14 +122,23 @@ function failurePart(
   }
 }
 
-/** A cancel cut the promote request: the final read says what is known, never "nothing". */
-function cancelledAfterRequest(template: TemplatePart): string {
-  const { version, active } = template
+/** mode: verify: the rollback target, when a cancel cut its request. */
+function rollbackSent(verification: VerificationPart | undefined): VersionPart | undefined {
+  const rollback = verification?.rollback
+  return rollback?.outcome === 'sent' ? rollback.target : undefined
+}
+
+/** A cancel cut the promote (or rollback) request: the final read says what is known, never "nothing". */
+function cancelledAfterRequest(template: TemplatePart, rollbackTarget?: VersionPart): string {
+  const { active } = template
+  const version = rollbackTarget ?? template.version
+  const which = rollbackTarget ? 'the rollback target' : 'the tested version'
+  const request = rollbackTarget ? 'rollback' : 'promote'
   const ours = `${version.name ?? ''} (${version.id ?? ''})`
   const check = activeVersionCheck(template)
   if (version.id && active?.id === version.id)
-    return `The run was cancelled after the promote request was sent, and the version read at the end is the tested one: ${ours} is active. Check which version is active now: ${check}`
-  return `The run was cancelled while the promote request was in flight: the tested version ${ours} may be active, now or once Coder applies the request. Check which version is active: ${check}`
+    return `The run was cancelled after the ${request} request was sent, and the version read at the end is ${rollbackTarget ? which : 'the tested one'}: ${ours} is active. Check which version is active now: ${check}`
+  return `The run was cancelled while the ${request} request was in flight: ${which} ${ours} may be active, now or once Coder applies the request. Check which version is active: ${check}`
 }
 
 function successOutcome(journal: Journal): Outcome {

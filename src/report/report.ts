@@ -188,7 +188,14 @@ export interface VerificationPart {
   why?: string
   rollback?: {
     outcome:
-      'applied' | 'already-active' | 'would-apply' | 'skipped' | 'refused' | 'impossible' | 'failed'
+      | 'applied'
+      | 'already-active'
+      | 'would-apply'
+      | 'skipped'
+      | 'refused'
+      | 'impossible'
+      | 'failed'
+      | 'sent'
     target?: VersionPart
     detail: string
   }

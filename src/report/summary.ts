@@ -56,6 +56,12 @@ export function headline(
     case 'cancelled':
       if (!report.promotion.requested)
         return `🛑 ${what}: the run was cancelled; nothing was promoted`
+      if (report.verification?.rollback?.outcome === 'sent') {
+        const target = report.verification.rollback.target
+        return target?.id && active?.id === target.id
+          ? `🛑 ${what}: the run was cancelled after the rollback request; the rollback target is active`
+          : `🛑 ${what}: the run was cancelled during the rollback request; the rollback target may be active`
+      }
       return version.id && active?.id === version.id
         ? `🛑 ${what}: the run was cancelled after the promote request; the version is active`
         : `🛑 ${what}: the run was cancelled during the promote request; the version may be active`

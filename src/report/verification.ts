@@ -39,11 +39,12 @@ export function rollbackPromotion(journal: Journal): PromotionPart | undefined {
           skipped: 'Skipped',
           refused: 'Refused',
           impossible: undefined,
-          failed: undefined
+          failed: undefined,
+          sent: undefined
         } as const
       )[rollback.outcome]
     : undefined
-  return { result, requested: false }
+  return { result, requested: rollback?.outcome === 'sent' }
 }
 
 /** The warning of an inconclusive verification: both versions named. */
@@ -74,7 +75,8 @@ export function verificationFacts(report: Pick<RunReport, 'verification'>): [str
       skipped: 'skipped (promote: false), to',
       refused: 'refused, to',
       impossible: 'impossible',
-      failed: 'failed'
+      failed: 'failed',
+      sent: 'sent, its answer not seen (cancelled), to'
     }
     const target = rollback.target ? ` ${shown(rollback.target)}` : ''
     rows.push(['Rollback', `${outcome[rollback.outcome]}${target}: ${rollback.detail}`])

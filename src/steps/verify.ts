@@ -18,7 +18,14 @@ import {
 import { verdictOf } from '../verdict/verdict.js'
 import { readActiveVersion } from './observe.js'
 import { promoteTested } from './promote.js'
-import { failed, messageOf, type StepContext, type StepResult, succeeded } from './step.js'
+import {
+  type FactSink,
+  failed,
+  messageOf,
+  type StepContext,
+  type StepResult,
+  succeeded
+} from './step.js'
 import type { Tested } from './wait.js'
 import { isUuid } from '../coder/version-identity.js'
 
@@ -27,10 +34,18 @@ export interface Rollback {
    * applied: this run promoted the target; already-active: the target was active when this run
    * looked (who made it so is not known), so nothing was sent; would-apply: promote: dry-run, the
    * guard and a dry-run request; skipped: promote: false, nothing sent at all; refused: the guard;
-   * impossible: no target; failed: the request failed.
+   * impossible: no target; failed: the request failed; sent: the request went out and a cancel
+   * cut the step before its answer (it may have been applied).
    */
   outcome:
-    'applied' | 'already-active' | 'would-apply' | 'skipped' | 'refused' | 'impossible' | 'failed'
+    | 'applied'
+    | 'already-active'
+    | 'would-apply'
+    | 'skipped'
+    | 'refused'
+    | 'impossible'
+    | 'failed'
+    | 'sent'
   target?: LiveVersion
   /** Why it was refused or impossible, or how the guard let it through. */
   detail: string
@@ -68,9 +83,12 @@ export interface VerifyInput {
   recordedPrevious?: (failedId: string) => Promise<string>
 }
 
+/** A cancel that cuts the step after the rollback request went out keeps that fact (journal.ts). */
+type VerifyContext = StepContext & Partial<FactSink<Verification>>
+
 export async function verifyLive(
   input: VerifyInput,
-  context: StepContext
+  context: VerifyContext
 ): Promise<StepResult<Verification, Verification>> {
   const status = input.tested.test.status ?? {}
   const ran = { id: input.tested.versionId, name: String(status.templateVersionName ?? '') }
@@ -88,7 +106,13 @@ export async function verifyLive(
   if (decision.result === 'Inconclusive')
     return inconclusive({ ...base, why: decision.why }, context)
   const choice = decision.rollback && input.rollbackTo ? await targetOf(input, ran, context) : null
-  const rollback = await rollbackAfter(decision, choice, input, ran, context)
+  const onSent = (target: LiveVersion): void =>
+    context.publish?.({
+      result: 'Failed',
+      ...base,
+      rollback: { outcome: 'sent', target, detail: 'the run was cancelled before its answer' }
+    })
+  const rollback = await rollbackAfter(decision, choice, input, ran, { ...context, onSent })
   // The guard's read found the target active: another writer made it live, not this run.
   if (rollback?.outcome === 'already-active')
     return inconclusive(
@@ -123,7 +147,7 @@ async function rollbackAfter(
   choice: Choice | null,
   input: VerifyInput,
   ran: LiveVersion,
-  context: StepContext
+  context: StepContext & { onSent: (target: LiveVersion) => void }
 ): Promise<Rollback | undefined> {
   if (decision.note) return { outcome: 'impossible', detail: decision.note }
   if (choice === null) return undefined
@@ -183,7 +207,7 @@ async function rollBack(
   input: VerifyInput,
   failedVersion: LiveVersion,
   chosen: RollbackCandidate,
-  context: StepContext
+  context: StepContext & { onSent: (target: LiveVersion) => void }
 ): Promise<Rollback> {
   const target = versionOf(chosen)
   // promote: false sends nothing, not even a dry run.
@@ -202,7 +226,16 @@ async function rollBack(
       coder: input.coder,
       kc: input.kc
     },
-    { signal: context.signal, log: context.log, now: context.now, sleep: context.sleep }
+    {
+      signal: context.signal,
+      log: context.log,
+      now: context.now,
+      sleep: context.sleep,
+      // promoteTested publishes requestSent right before the request goes out.
+      publish: (facts) => {
+        if (facts.requestSent) context.onSent(target)
+      }
+    }
   )
   if (promoted.ok) {
     const result = promoted.value.result

@@ -121,6 +121,26 @@ describe('verifyLive, the rollback', () => {
     expect(activeName()).toBe('v0.9.0')
   })
 
+  it('publishes that the rollback request went out before it goes, so a cancel keeps it', async () => {
+    const input = await world()
+    const published: unknown[] = []
+    const result = await verifyLive(input, {
+      ...context(),
+      publish: (facts) => published.push({ ...facts, requests: promoteRequests() })
+    })
+    expect(!result.ok && result.facts?.result).toBe('RolledBack')
+    expect(published).toEqual([
+      expect.objectContaining({
+        result: 'Failed',
+        rollback: expect.objectContaining({
+          outcome: 'sent',
+          target: { id: idOf('v0.8.0'), name: 'v0.8.0' }
+        }),
+        requests: 0
+      })
+    ])
+  })
+
   it('applies through the promote subresource while the failed version is active', async () => {
     const input = await world()
     const result = await verifyLive(input, context())

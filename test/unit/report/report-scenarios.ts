@@ -495,6 +495,23 @@ export const SCENARIOS: [string, Steps, boolean?][] = [
         })
       ]
     ]
+  ],
+  [
+    'verify cancelled after the rollback request went out',
+    [
+      ...liveSteps(),
+      [
+        'verify',
+        cancelled(
+          'The run was cancelled.',
+          verified('Failed', {
+            outcome: 'sent',
+            target: { id: 'v0-id', name: 'v0' },
+            detail: 'the run was cancelled before its answer'
+          })
+        )
+      ]
+    ]
   ]
 ]
 export const OBSERVED = [

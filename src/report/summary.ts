@@ -12,7 +12,7 @@ import {
 import { ganttChart } from './gantt.js'
 import { presetRows } from './test-results.js'
 import { tidyFacts } from './tidy-facts.js'
-import { verificationFacts, verificationHeadline } from './verification.js'
+import { rollbackCancelled, verificationFacts, verificationHeadline } from './verification.js'
 
 const MAX_TEXT = 2000
 const MAX_TIMELINE = 40
@@ -56,12 +56,7 @@ export function headline(
     case 'cancelled':
       if (!report.promotion.requested)
         return `🛑 ${what}: the run was cancelled; nothing was promoted`
-      if (report.verification?.rollback?.outcome === 'sent') {
-        const target = report.verification.rollback.target
-        return target?.id && active?.id === target.id
-          ? `🛑 ${what}: the run was cancelled after the rollback request; the rollback target is active`
-          : `🛑 ${what}: the run was cancelled during the rollback request; the rollback target may be active`
-      }
+      if (report.verification?.rollback?.outcome === 'sent') return rollbackCancelled(report, what)
       return version.id && active?.id === version.id
         ? `🛑 ${what}: the run was cancelled after the promote request; the version is active`
         : `🛑 ${what}: the run was cancelled during the promote request; the version may be active`

@@ -105,3 +105,14 @@ export function verificationHeadline(
       return `❌ ${report.template.name ?? 'the template'}: the live verification did not finish`
   }
 }
+
+/** The headline when a cancel cut the rollback request: the target may be active. */
+export function rollbackCancelled(
+  report: Pick<RunReport, 'verification' | 'template'>,
+  what: string
+): string {
+  const target = report.verification?.rollback?.target
+  return target?.id && report.template.active?.id === target.id
+    ? `🛑 ${what}: the run was cancelled after the rollback request; the rollback target is active`
+    : `🛑 ${what}: the run was cancelled during the rollback request; the rollback target may be active`
+}

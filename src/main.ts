@@ -9,7 +9,7 @@ import { buildReport } from './report/build.js'
 import { publishReport } from './report/publish.js'
 import type { RunReport } from './report/report.js'
 import { reportWriters } from './report-writers.js'
-import { commitManifest } from './steps/commit.js'
+import { type Committed, commitManifest } from './steps/commit.js'
 import { validateInputs } from './steps/inputs.js'
 import { Journal, StepStopped } from './steps/journal.js'
 import { locateTested } from './steps/locate.js'
@@ -17,7 +17,7 @@ import { observeActiveVersion } from './steps/observe.js'
 import { type Preflight, runPreflight } from './steps/preflight.js'
 import { promoteTested } from './steps/promote.js'
 import { AUTO_MERGE_OFF_MS, mergeGatePullRequest } from './steps/merge.js'
-import { openGatePullRequest } from './steps/pull-request.js'
+import { openGatePullRequest, type PullRequestInput } from './steps/pull-request.js'
 import { PUSH_CANCEL_GRACE_MS, pushVersion } from './steps/push.js'
 import { planPresetTests } from './steps/presets.js'
 import { refreshEngines } from './steps/refresh.js'
@@ -77,6 +77,28 @@ async function gateJob(
   const committed = await journal.run('commit', (c) =>
     commitManifest(g.commit(preflight, pushed, plan), c)
   )
+  const { syncFrom, landed } = await deliver(journal, g, preflight, pushed, committed)
+  const tested = await journal.run(
+    'wait',
+    (c) => waitForVerdict(g.wait(pushed, committed, syncFrom, startedAt, landed), c),
+    // The wait ends at once on a cancel; the grace only lets it hand over what it saw.
+    { group: `Wait for CoderTemplateTest ${g.testName}`, cancelGraceMs: 1000 }
+  )
+  await journal.run('promote', (c) => promoteTested(g.promote(preflight, pushed, tested), c))
+}
+
+/**
+ * The commit reaches gitops-branch: at once, or through the gate's pull request and its merge
+ * (gitops-mode: pull-request); then the engines are asked to reconcile (a warning at worst).
+ * Returns when the change landed (the sync clock's start) and whether this run landed it.
+ */
+async function deliver(
+  journal: Journal,
+  g: StepInputs,
+  preflight: Preflight,
+  pushed: PullRequestInput['pushed'],
+  committed: Committed
+): Promise<{ syncFrom: number; landed: boolean }> {
   let syncFrom = journal.context.now()
   let landed = committed.commitSha !== ''
   if (!committed.onBase) {
@@ -89,16 +111,9 @@ async function gateJob(
     syncFrom = journal.context.now()
     landed = true
   }
-  // The change is on gitops-branch: ask the engines to reconcile now (a warning at worst).
   if (preflight.refresh.length > 0)
     await journal.run('refresh', (c) => refreshEngines(g.refresh(preflight), c))
-  const tested = await journal.run(
-    'wait',
-    (c) => waitForVerdict(g.wait(pushed, committed, syncFrom, startedAt, landed), c),
-    // The wait ends at once on a cancel; the grace only lets it hand over what it saw.
-    { group: `Wait for CoderTemplateTest ${g.testName}`, cancelGraceMs: 1000 }
-  )
-  await journal.run('promote', (c) => promoteTested(g.promote(preflight, pushed, tested), c))
+  return { syncFrom, landed }
 }
 
 /**
@@ -133,13 +148,12 @@ async function verifyJob(
   startedAt: number
 ): Promise<void> {
   const committed = await journal.run('commit', (c) => commitManifest(g.commitLive(preflight), c))
-  // The live test is on gitops-branch: ask the engines to reconcile now, as the gate job does.
-  if (preflight.refresh.length > 0)
-    await journal.run('refresh', (c) => refreshEngines(g.refresh(preflight), c))
-  const live = { versionName: '', versionId: '' }
+  const live = { template: preflight.template, versionName: '', versionId: '' }
+  const { syncFrom, landed } = await deliver(journal, g, preflight, live, committed)
   const tested = await journal.run(
     'wait',
-    (c) => waitForVerdict({ ...g.wait(live, committed, c.now(), startedAt), live: true }, c),
+    (c) =>
+      waitForVerdict({ ...g.wait(live, committed, syncFrom, startedAt, landed), live: true }, c),
     { group: `Wait for CoderTemplateTest ${g.testName}`, cancelGraceMs: 1000 }
   )
   await journal.run('verify', (c) => verifyLive(g.verify(preflight, tested), c))

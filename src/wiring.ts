@@ -91,9 +91,14 @@ export class StepInputs {
     }
   }
 
-  pullRequest(preflight: Preflight, pushed: Pushed, committed: Committed): PullRequestInput {
-    const { gitops, test, runUrl } = this.settings
-    return { gitops, test, preflight, pushed, committed, runUrl, host: this.clients.host }
+  pullRequest(
+    preflight: Preflight,
+    pushed: PullRequestInput['pushed'],
+    committed: Committed
+  ): PullRequestInput {
+    const { gitops, test, runUrl, mode } = this.settings
+    const live = mode === 'verify'
+    return { gitops, test, preflight, pushed, live, committed, runUrl, host: this.clients.host }
   }
 
   refresh(preflight: Preflight): RefreshInput {

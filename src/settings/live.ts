@@ -62,12 +62,6 @@ export function parseLive(
       message:
         'Input "mode" "verify" names its test after GITHUB_RUN_ID, which the runner did not give: run it as a workflow step.'
     })
-  if (mode === 'verify' && reader.raw('gitops-mode') === 'pull-request')
-    reader.errors.push({
-      input: 'gitops-mode',
-      message:
-        'Input "gitops-mode" "pull-request" and input "mode" "verify" do not go together yet: a live verification commits its test to gitops-branch. Use gitops-mode: commit.'
-    })
   if (mode === 'verify' && reader.raw('test-name'))
     reader.errors.push({
       input: 'test-name',

@@ -27,6 +27,8 @@ export interface PullRequestInput {
   test: Pick<TestSettings, 'namespace' | 'name'>
   preflight: Pick<Preflight, 'organization' | 'branch'>
   pushed: Pick<Pushed, 'template' | 'versionName' | 'versionId'>
+  /** mode: verify: the test is of the active version, and nothing is promoted after it. */
+  live?: boolean
   committed: Pick<Committed, 'branch' | 'manifestPath' | 'pruned' | 'commitSha'> &
     Partial<Pick<Committed, 'removals' | 'manifest' | 'tests'>>
   runUrl: string
@@ -44,7 +46,9 @@ export async function openGatePullRequest(
         manifestOnBase: await manifestOnBase(input, context),
         head: committed.branch,
         base: preflight.branch,
-        title: `Test ${preflight.organization}.${pushed.template} version ${pushed.versionName}`,
+        title: input.live
+          ? `Verify the active version of ${preflight.organization}.${pushed.template}`
+          : `Test ${preflight.organization}.${pushed.template} version ${pushed.versionName}`,
         body: pullRequestBody(input),
         labels: gitops.labels
       },
@@ -101,10 +105,15 @@ async function manifestOnBase(input: PullRequestInput, context: StepContext): Pr
 
 function pullRequestBody(input: PullRequestInput): string {
   const { pushed, committed } = input
+  const what = `\`${input.preflight.organization}.${pushed.template}\``
   const lines = [
-    `The Coder template gate tests version \`${pushed.versionName}\` (\`${pushed.versionId}\`) of \`${input.preflight.organization}.${pushed.template}\` with ${testsOf(input)}.`,
+    input.live
+      ? `The Coder template gate tests the active version of ${what} with ${testsOf(input)}.`
+      : `The Coder template gate tests version \`${pushed.versionName}\` (\`${pushed.versionId}\`) of ${what} with ${testsOf(input)}.`,
     '',
-    'Merging this pull request lets Argo CD or Flux create the test; the gate promotes the version only after it passed.',
+    input.live
+      ? 'Merging this pull request lets Argo CD or Flux create the test; a failure may roll the template back (rollback-to).'
+      : 'Merging this pull request lets Argo CD or Flux create the test; the gate promotes the version only after it passed.',
     ...(committed.pruned.length > 0
       ? [
           '',

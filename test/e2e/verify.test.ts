@@ -57,6 +57,25 @@ describe('mode: verify, end to end', () => {
     expectNoSecrets(w, run)
   })
 
+  it('gitops-mode: pull-request: the live test reaches gitops-branch through the gate’s pull request, then Passed', async () => {
+    const w = await newWorld.withDocker({
+      gitopsRepoSettings: { allowAutoMerge: true, mergeabilityDelayMs: 20, autoMergeDelayMs: 20 }
+    })
+    w.github.addRuleset(OWNER, GITOPS_REPO, { requirePullRequest: true })
+    const run = await w.run({
+      mode: 'verify',
+      'gitops-mode': 'pull-request',
+      'pull-request-merge': 'immediate'
+    })
+    expect(run.exitCode).toBe(0)
+    expect(run.outputs['verification-result']).toBe('Passed')
+    const [pr] = w.github.pullRequests(OWNER, GITOPS_REPO)
+    expect(pr).toMatchObject({ merged: true, title: 'Verify the active version of acme.docker' })
+    expect(run.outputs['pull-request-url']).toContain(`/pull/${pr!.number}`)
+    expect(manifestInGit(w, LIVE)).toMatchObject({ spec: { version: { active: true } } })
+    expect(promoteRequests(w)).toBe(0)
+  })
+
   it('a live version that fails is rolled back, behind the guard', async () => {
     const w = await newWorld.withDocker()
     w.coder.seedVersion({ template: 'docker', name: 'v0.8.0' })

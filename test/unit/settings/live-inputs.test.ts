@@ -72,15 +72,15 @@ describe('mode: verify', () => {
       { mode: 'verify', 'test-name': 'mine' },
       'test-name',
       'Input "test-name" and input "mode" "verify" contradict each other: a live test is named per run (<template>-live-<run ID>-<attempt>). Remove test-name.'
-    ],
-    [
-      { mode: 'verify', 'gitops-mode': 'pull-request' },
-      'gitops-mode',
-      'Input "gitops-mode" "pull-request" and input "mode" "verify" do not go together yet: a live verification commits its test to gitops-branch. Use gitops-mode: commit.'
     ]
   ])('%j is refused on %s', (inputs, input, message) => {
     const result = parse(inputs)
     expect(result.ok ? [] : result.errors).toEqual([{ input, message }])
+  })
+
+  it('goes with gitops-mode: pull-request (the live test reaches gitops-branch through the pull request)', () => {
+    const result = parse({ mode: 'verify', 'gitops-mode': 'pull-request' })
+    expect(result.ok).toBe(true)
   })
 
   it('needs the run ID to name its test', () => {

@@ -23,8 +23,8 @@ export interface PruneCandidate {
   path: string
   /** spec.version.name; '' when the manifest names no version by name. */
   versionName: string
-  /** The Coder version's created_at; null when it cannot be read (never removed then). */
-  createdAt: string | null
+  /** The Coder version's created_at; absent when it cannot be read (never removed then). */
+  createdAt?: string
 }
 
 export interface PruneInput {
@@ -32,14 +32,14 @@ export interface PruneInput {
   candidates: PruneCandidate[]
   /** keep-tests: N >= 1 versions. This run's version counts among the N. */
   keep: number
-  /** Never removed. null: no active version known. */
-  activeVersionName: string | null
+  /** Never removed. Absent: no active version known. */
+  activeVersionName?: string
   /** This run's manifests (one per preset test): never removed. */
   thisRunPaths: string[]
   /** This run's version: its other manifests (an earlier run's presets) are never removed. */
   thisRunVersionName?: string
   /** This run's version's created_at: only manifests of versions created before it may go. */
-  thisRunCreatedAt: string | null
+  thisRunCreatedAt?: string
 }
 
 export type PruneKeptWhy = 'active' | 'newer' | 'unknown-created-at'
@@ -87,7 +87,7 @@ export function planPrune(input: PruneInput): PrunePlan {
 /** Why a unit beyond the N newest stays; null when it may go. */
 function keptWhy(
   newest: PruneCandidate,
-  activeVersionName: string | null,
+  activeVersionName: string | undefined,
   ours: number
 ): PruneKeptWhy | null {
   if (activeVersionName && newest.versionName === activeVersionName) return 'active'

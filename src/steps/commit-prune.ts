@@ -46,7 +46,7 @@ export async function prunable(
   const pruneInput = {
     candidates,
     keep: settings.gitops.keepTests,
-    activeVersionName: preflight.startingActive?.name ?? null,
+    activeVersionName: preflight.startingActive?.name,
     thisRunPaths,
     thisRunVersionName: pushed.versionName,
     thisRunCreatedAt: timeOf(input, pushed.versionName)
@@ -112,9 +112,9 @@ const RUNNING_TEXT: Record<TestState, string> = {
   absent: ''
 }
 
-/** Coder's created_at of a version by name, as the push step read it; null when unknown. */
-function timeOf(input: KeepTestsInput, versionName: string): string | null {
+/** Coder's created_at of a version by name, as the push step read it; absent when unknown. */
+function timeOf(input: KeepTestsInput, versionName: string): string | undefined {
   return Object.hasOwn(input.versionCreatedAt, versionName)
-    ? (input.versionCreatedAt[versionName] ?? null)
-    : null
+    ? input.versionCreatedAt[versionName]
+    : undefined
 }

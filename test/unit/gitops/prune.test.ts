@@ -16,10 +16,11 @@ import {
 const DIR = 'coder-template-tests'
 const THIS_RUN = `${DIR}/docker-v9.yaml`
 
+// null in the tables below: a time that cannot be read (absent in the candidate).
 const c = (name: string, createdAt: string | null): PruneCandidate => ({
   path: `${DIR}/docker-${name}.yaml`,
   versionName: name,
-  createdAt
+  createdAt: createdAt ?? undefined
 })
 
 // Five older manifests: v1 unknown (its time cannot be read), v2..v5 by time; v4 is active.
@@ -102,7 +103,7 @@ describe('selectPrunable', () => {
     const input = {
       candidates,
       keep,
-      activeVersionName,
+      activeVersionName: activeVersionName ?? undefined,
       thisRunPaths: [THIS_RUN],
       thisRunCreatedAt: '2026-12-01T00:00:00Z'
     }
@@ -121,7 +122,7 @@ describe('selectPrunable: a version with preset tests is one unit', () => {
   const preset = (version: string, name: string, createdAt: string | null): PruneCandidate => ({
     path: `${DIR}/docker-${version}-${name}.yaml`,
     versionName: version,
-    createdAt
+    createdAt: createdAt ?? undefined
   })
   const units = [
     preset('v1', 'small', '2026-01-01T00:00:00Z'),
@@ -162,7 +163,7 @@ describe('selectPrunable: a version with preset tests is one unit', () => {
     const prunable = selectPrunable({
       candidates: units,
       keep,
-      activeVersionName,
+      activeVersionName: activeVersionName ?? undefined,
       thisRunPaths: mine,
       thisRunVersionName: 'v9',
       thisRunCreatedAt: '2026-09-01T00:00:00Z'
@@ -174,7 +175,7 @@ describe('selectPrunable: a version with preset tests is one unit', () => {
 })
 
 describe('planPrune: never a newer version, never an unknown time', () => {
-  const base = { keep: 1, activeVersionName: null, thisRunPaths: [THIS_RUN] }
+  const base = { keep: 1, thisRunPaths: [THIS_RUN] }
   it.each<[string, PruneCandidate[], string | null, string[], [string, PruneKeptWhy][]]>([
     [
       'an older run never removes the manifest of a version created after its own',
@@ -205,7 +206,7 @@ describe('planPrune: never a newer version, never an unknown time', () => {
       [[p('old'), 'unknown-created-at']]
     ]
   ])('%s', (_, candidates, thisRunCreatedAt, remove, kept) => {
-    const plan = planPrune({ ...base, candidates, thisRunCreatedAt })
+    const plan = planPrune({ ...base, candidates, thisRunCreatedAt: thisRunCreatedAt ?? undefined })
     expect(plan.remove).toEqual(remove)
     expect(plan.kept.map((k) => [k.path, k.why])).toEqual(kept)
   })
@@ -271,8 +272,7 @@ describe('isGateManifestFor', () => {
 describe('selectPrunableLive (mode: verify)', () => {
   const live = (name: string): PruneCandidate => ({
     path: `${DIR}/${name}.yaml`,
-    versionName: '',
-    createdAt: null
+    versionName: ''
   })
   // Run 99 sorts after run 1000 as text; by number it is older.
   const tests = [

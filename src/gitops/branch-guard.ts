@@ -14,12 +14,18 @@ export interface BranchFile {
   sha?: string
 }
 
+/** An account on the host; its numeric id absent when the host does not say. */
+export interface Account {
+  login: string
+  id?: number
+}
+
 /** What the host shows at the head about to be merged. */
 export interface BranchChanges {
   /** The pull request's base branch now. */
   base: string
-  /** Who opened the pull request; null when the host does not say. */
-  openedBy: { login: string; id: number | null } | null
+  /** Who opened the pull request; absent when the host does not say. */
+  openedBy?: Account
   /** The tree diff of the merge base with the head (REST compare `base...head`). */
   files: BranchFile[]
   /** Each manifest's text at the head, by path; null when it is not there. */
@@ -40,21 +46,18 @@ export interface GateWrites {
   /** keep-tests removals this run judged at commit time. */
   removals: string[]
   /** The token's own account (GraphQL viewer). */
-  viewer: { login: string; id: number | null }
+  viewer: Account
 }
 
 export type ForeignChange =
   | { reason: 'base'; base: string; expected: string }
-  | { reason: 'opened-by'; login: string | null }
+  | { reason: 'opened-by'; login?: string }
   | { reason: 'paths'; paths: string[] }
   | { reason: 'manifest'; path: string; found: 'missing' | 'other bytes' }
 
 /** Whether an account is the token's own: the same id where both are known, else the same login. */
-export function sameAccount(
-  a: { login: string; id: number | null },
-  b: { login: string; id: number | null }
-): boolean {
-  if (a.id !== null && b.id !== null) return a.id === b.id
+export function sameAccount(a: Account, b: Account): boolean {
+  if (a.id !== undefined && b.id !== undefined) return a.id === b.id
   return a.login.toLowerCase() === b.login.toLowerCase()
 }
 
@@ -83,8 +86,8 @@ export function effectsOf(file: BranchFile): BranchFile[] {
 /** The first difference from the gate's own change, or null: one rule, no second check. */
 export function foreignChange(changes: BranchChanges, gate: GateWrites): ForeignChange | null {
   if (changes.base !== gate.base) return { reason: 'base', base: changes.base, expected: gate.base }
-  if (changes.openedBy === null || !sameAccount(changes.openedBy, gate.viewer))
-    return { reason: 'opened-by', login: changes.openedBy?.login ?? null }
+  if (changes.openedBy === undefined || !sameAccount(changes.openedBy, gate.viewer))
+    return { reason: 'opened-by', login: changes.openedBy?.login }
   const removals = new Set(gate.removals)
   const manifestPaths = new Set(gate.manifests.map((m) => m.path))
   const paths = changes.files
@@ -135,7 +138,7 @@ export function describeForeign(change: ForeignChange): string {
     case 'base':
       return `its base is ${JSON.stringify(change.base)}, not ${JSON.stringify(change.expected)}`
     case 'opened-by':
-      return change.login === null
+      return change.login === undefined
         ? 'it was not opened by the account of gitops-token'
         : `it was opened by ${JSON.stringify(change.login)}, not by the account of gitops-token`
     case 'paths':

@@ -321,13 +321,13 @@ export class MemoryGitHost implements GitHost {
     const head = this.git.resolve(guard.headSha)?.sha ?? guard.headSha
     const changes = {
       base: pr.base,
-      openedBy: { login: pr.author, id: null },
+      openedBy: { login: pr.author },
       files: this.git.compare(pr.base, head).files,
       manifestTexts: Object.fromEntries(
         guard.gate.manifests.map((m) => [m.path, this.git.fileAt(head, m.path)?.content ?? null])
       )
     }
-    const found = foreignChange(changes, { ...guard.gate, viewer: { login: this.login, id: null } })
+    const found = foreignChange(changes, { ...guard.gate, viewer: { login: this.login } })
     if (found) throw new ForeignChangeError(guard.branch, describeForeign(found))
   }
 

@@ -4,6 +4,7 @@
 // and the token's own account (GraphQL `viewer`). branch-guard.ts decides from them. Also turns
 // auto-merge off when no run watches any more.
 import {
+  type Account,
   type BranchChanges,
   describeForeign,
   ForeignChangeError,
@@ -25,10 +26,8 @@ export interface GuardBranchInput extends GitHubCall {
   gate: Omit<GateWrites, 'viewer'>
 }
 
-export interface Viewer {
-  login: string
-  id: number | null
-}
+/** The token's own account (GraphQL viewer). */
+export type Viewer = Account
 
 const VIEWER = `query Viewer { viewer { login databaseId } }`
 
@@ -47,7 +46,7 @@ export async function readViewer(input: GitHubCall): Promise<Viewer> {
         request
       })
   )
-  return { login: data.viewer.login, id: data.viewer.databaseId ?? null }
+  return { login: data.viewer.login, id: data.viewer.databaseId ?? undefined }
 }
 
 /** The files of the tree diff base...head (at most 300 in one answer: more than the gate writes). */
@@ -80,7 +79,7 @@ export async function readBranchChanges(
   const base = pr.base.ref
   return {
     base,
-    openedBy: pr.user ? { login: pr.user.login, id: pr.user.id ?? null } : null,
+    openedBy: pr.user ? { login: pr.user.login, id: pr.user.id } : undefined,
     files: await diffFiles({ ...input, base, head: input.head }),
     manifestTexts: Object.fromEntries(
       await Promise.all(

@@ -2,7 +2,12 @@
 // reuse the pull request of the gate's branch, have it merged as pull-request-merge says, and wait
 // for the merge with conditional requests. The decisions live in pull-request-state.ts.
 import { readViewer } from './branch-changes.js'
-import { describeForeign, ForeignChangeError, sameAccount } from '../../branch-guard.js'
+import {
+  type Account,
+  describeForeign,
+  ForeignChangeError,
+  sameAccount
+} from '../../branch-guard.js'
 import {
   type GitHubCall,
   githubCall,
@@ -91,8 +96,8 @@ async function branchTip(input: OpenPullRequestInput): Promise<string> {
 async function ownOnly(input: OpenPullRequestInput, existing: Found): Promise<Found> {
   const viewer = await readViewer(input)
   const { openedBy, pullRequest } = existing
-  if (openedBy !== null && sameAccount(openedBy, viewer)) return existing
-  const found = describeForeign({ reason: 'opened-by', login: openedBy?.login ?? null })
+  if (openedBy !== undefined && sameAccount(openedBy, viewer)) return existing
+  const found = describeForeign({ reason: 'opened-by', login: openedBy?.login })
   throw new ForeignChangeError(
     input.head,
     `pull request #${pullRequest.number} (${pullRequest.url}): ${found}`
@@ -101,7 +106,7 @@ async function ownOnly(input: OpenPullRequestInput, existing: Found): Promise<Fo
 
 interface Found {
   /** Who opened it. */
-  openedBy: { login: string; id: number | null } | null
+  openedBy?: Account
   pullRequest: HostPullRequest
   /** Its labels, lower case. */
   labels: string[]
@@ -146,7 +151,7 @@ function found(pr: PullListItem | PullJson, reused: boolean): Found {
       reused
     },
     labels: pr.labels.map((label) => label.name.toLowerCase()),
-    openedBy: pr.user ? { login: pr.user.login, id: pr.user.id ?? null } : null
+    openedBy: pr.user ? { login: pr.user.login, id: pr.user.id } : undefined
   }
 }
 

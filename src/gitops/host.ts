@@ -23,14 +23,14 @@ export interface GitOpsFacts {
   /** The branch asked for, or the repository's default branch. */
   branch: string
   branchExists: boolean
-  /** null when the host did not say. */
-  canWrite: boolean | null
-  /** What requires a pull request for the branch, e.g. 'a repository ruleset'; null: not known. */
+  /** Absent when the host did not say. */
+  canWrite?: boolean
+  /** What requires a pull request for the branch, e.g. 'a repository ruleset'; null: nothing found (rulesKnown says whether the rules could be read). */
   pullRequestRequiredBy: string | null
   /** false when a read failed: we cannot tell whether a pull request is required. */
   rulesKnown: boolean
-  /** Whether the repository allows a merge the host does once the checks pass. */
-  allowAutoMerge: boolean | null
+  /** Whether the repository allows a merge the host does once the checks pass; absent when the host did not say. */
+  allowAutoMerge?: boolean
   /** Every rule that refuses a direct commit to the branch, and whether the token may bypass it; absent: not read. */
   commitRules?: CommitRule[]
 }

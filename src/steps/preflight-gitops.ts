@@ -56,9 +56,7 @@ export function bypassedRules(facts: GitOpsFacts): string[] {
 function readOnly(facts: GitOpsFacts): GitOpsFacts {
   return {
     ...facts,
-    canWrite: null,
     pullRequestRequiredBy: null,
-    allowAutoMerge: null,
     commitRules: []
   }
 }

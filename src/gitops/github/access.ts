@@ -16,10 +16,10 @@ export async function inspectGitOpsRepository(
     repository: 'found',
     branch: input.branch,
     branchExists: false,
-    canWrite: null,
+    canWrite: undefined,
     pullRequestRequiredBy: null,
     rulesKnown: false,
-    allowAutoMerge: null
+    allowAutoMerge: undefined
   }
   let repository
   try {
@@ -33,7 +33,7 @@ export async function inspectGitOpsRepository(
     throw error
   }
   facts.branch ||= repository.default_branch
-  facts.allowAutoMerge = repository.allow_auto_merge ?? null
+  facts.allowAutoMerge = repository.allow_auto_merge
   facts.canWrite = canWrite(repository.permissions)
   try {
     await octokit.rest.repos.getBranch({
@@ -52,8 +52,8 @@ export async function inspectGitOpsRepository(
     rulesetCommitRules(input, facts.branch),
     protectionCommitRules(input, facts.branch, admin)
   ])
-  facts.rulesKnown = byRuleset !== null && byProtection !== null
-  const requiresPullRequest = (rules: CommitRule[] | null) =>
+  facts.rulesKnown = byRuleset !== undefined && byProtection !== undefined
+  const requiresPullRequest = (rules: CommitRule[] | undefined) =>
     rules?.some((r) => r.rule === 'pull_request') ?? false
   facts.pullRequestRequiredBy = requiresPullRequest(byRuleset)
     ? 'a repository ruleset'
@@ -69,8 +69,10 @@ export async function inspectGitOpsRepository(
  * installation tokens were seen with every flag false (lindell/multi-gitter#224): no `pull` for a
  * repository we just read means the field does not describe this token, so we cannot tell.
  */
-function canWrite(permissions: { push?: boolean; pull?: boolean } | undefined): boolean | null {
-  if (!permissions || permissions.pull === false) return null
+function canWrite(
+  permissions: { push?: boolean; pull?: boolean } | undefined
+): boolean | undefined {
+  if (!permissions || permissions.pull === false) return undefined
   return permissions.push === true
 }
 
@@ -88,9 +90,12 @@ const BLOCKS_DIRECT_COMMIT = new Set([
 
 /**
  * The branch's active ruleset rules that refuse a direct commit (readable with read access), each
- * with the token's bypass from its ruleset. null: cannot tell.
+ * with the token's bypass from its ruleset. Undefined: cannot tell.
  */
-async function rulesetCommitRules(input: GitHubCall, branch: string): Promise<CommitRule[] | null> {
+async function rulesetCommitRules(
+  input: GitHubCall,
+  branch: string
+): Promise<CommitRule[] | undefined> {
   let rules
   try {
     const { data } = await input.octokit.rest.repos.getBranchRules({
@@ -103,7 +108,7 @@ async function rulesetCommitRules(input: GitHubCall, branch: string): Promise<Co
     rules = data.filter((rule) => BLOCKS_DIRECT_COMMIT.has(rule.type))
   } catch (error) {
     answeredStatus(error, input)
-    return null
+    return undefined
   }
   const rulesets = new Map<number, { name: string; bypass: boolean }>()
   for (const id of new Set(rules.map((rule) => rule.ruleset_id ?? 0)))
@@ -151,7 +156,7 @@ async function protectionCommitRules(
   input: GitHubCall,
   branch: string,
   admin: boolean
-): Promise<CommitRule[] | null> {
+): Promise<CommitRule[] | undefined> {
   let data
   try {
     data = (
@@ -168,8 +173,8 @@ async function protectionCommitRules(
     // A 404 for an existing branch is "Branch not protected" (measured, sigmavirus24/github3.py#973).
     // guess: any other 404 (e.g. "Not Found" for a token without admin rights) tells nothing.
     if (answer?.answered && answer.status === 404)
-      return /^Branch not protected/i.test(answer.message) ? [] : null
-    return null
+      return /^Branch not protected/i.test(answer.message) ? [] : undefined
+    return undefined
   }
   const bypass = admin && data.enforce_admins?.enabled !== true
   const by = 'classic branch protection'

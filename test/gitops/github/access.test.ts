@@ -91,7 +91,12 @@ describe('inspectGitOpsRepository', () => {
   })
 
   it('a missing repository (404), a bad token (401) and a refused read (403)', async () => {
-    const none = { branchExists: false, canWrite: null, rulesKnown: false, allowAutoMerge: null }
+    const none = {
+      branchExists: false,
+      canWrite: undefined,
+      rulesKnown: false,
+      allowAutoMerge: undefined
+    }
     expect(await inspect('no-such-repo', 'main')).toMatchObject({ repository: 'missing', ...none })
     const repo = newRepo()
     expect(await inspect(repo, 'main', BAD)).toMatchObject({ repository: 'bad-token', ...none })
@@ -246,9 +251,9 @@ describe('inspectGitOpsRepository', () => {
       branchExists: true,
       canWrite: false
     })
-    expect((await inspect(repo, 'main', OMITTED)).canWrite).toBeNull()
+    expect((await inspect(repo, 'main', OMITTED)).canWrite).toBeUndefined()
     // App tokens seen with every flag false, pull included: not this token's rights.
-    expect((await inspect(repo, 'main', ALL_FALSE)).canWrite).toBeNull()
+    expect((await inspect(repo, 'main', ALL_FALSE)).canWrite).toBeUndefined()
   })
 
   it('a cancel stays the cancel', async () => {

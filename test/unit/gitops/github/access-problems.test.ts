@@ -109,7 +109,7 @@ describe('gitOpsProblems', () => {
       pr,
       [[/may not write/, /`contents: write` and `pull-requests: write`/]]
     ],
-    ['write permission unknown: no problem', { canWrite: null }, commit, []],
+    ['write permission unknown: no problem', { canWrite: undefined }, commit, []],
     [
       'commit mode, a ruleset requires a pull request',
       { pullRequestRequiredBy: 'a repository ruleset' },
@@ -140,7 +140,7 @@ describe('gitOpsProblems', () => {
       pr,
       [[/does not allow auto-merge/, /"Allow auto-merge".*immediate or manual/]]
     ],
-    ['auto-merge unknown: no problem', { allowAutoMerge: null }, pr, []],
+    ['auto-merge unknown: no problem', { allowAutoMerge: undefined }, pr, []],
     [
       'merge immediate needs no auto-merge',
       { allowAutoMerge: false },

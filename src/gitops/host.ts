@@ -83,7 +83,8 @@ export interface ChangeOutcome {
   status: 'created' | 'unchanged'
   /** '' when unchanged. */
   commitSha: string
-  commitUrl: string
+  /** Absent when unchanged. */
+  commitUrl?: string
   branch: string
   deleted: string[]
   /** Removals left out at the head committed onto, and why. */
@@ -196,10 +197,10 @@ export interface HostFailure {
 }
 
 export interface HostLinks {
-  /** '' when a part is unknown: never a guessed link. */
-  commit(sha: string): string
-  pullRequest(number: number): string
-  file(ref: string, path: string): string
+  /** Undefined when a part is unknown: never a guessed link. */
+  commit(sha: string): string | undefined
+  pullRequest(number: number): string | undefined
+  file(ref: string, path: string): string | undefined
 }
 
 /**

@@ -133,7 +133,11 @@ function landedOf(
   return commit ? landed(commit.commitSha, commit.commitUrl, commit.branch) : undefined
 }
 
-function landed(sha: string, url: string, branch: string | undefined): GitOpsPart['landed'] {
+function landed(
+  sha: string,
+  url: string | undefined,
+  branch: string | undefined
+): GitOpsPart['landed'] {
   return sha ? { sha, url: known(url), branch: known(branch) } : undefined
 }
 

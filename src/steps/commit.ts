@@ -34,7 +34,8 @@ export interface Committed {
   branch: string
   /** '' when Git already held this exact change. */
   commitSha: string
-  commitUrl: string
+  /** Absent when Git already held this exact change, or the host gave no link. */
+  commitUrl?: string
   pruned: string[]
   /** keep-tests removals judged the gate's this run, still present or not (the branch guard). */
   removals?: string[]
@@ -85,7 +86,6 @@ export async function commitManifest(
           tests,
           branch: preflight.branch,
           commitSha: '',
-          commitUrl: '',
           pruned: [],
           prunedDropped: [],
           onBase: true

@@ -17,8 +17,8 @@ import {
 
 export interface Merged {
   mergeCommitSha: string
-  /** The merge commit on the host; '' when unknown. */
-  mergeCommitUrl: string
+  /** The merge commit on the host; absent when unknown. */
+  mergeCommitUrl?: string
 }
 
 /** The time limit of turning auto-merge off, which runs after a cancel too. */

@@ -112,7 +112,7 @@ export function gitHubFailureOf(error: unknown): HostFailure | null {
   return null
 }
 
-/** <server>/<owner>/<repo>/...: each part one encoded path segment; '' without a server. */
+/** <server>/<owner>/<repo>/...: each part one encoded path segment; undefined without a server. */
 export function gitHubLinks(serverUrl: string, owner: string, repo: string): HostLinks {
   let base = ''
   try {
@@ -125,12 +125,12 @@ export function gitHubLinks(serverUrl: string, owner: string, repo: string): Hos
   const at = (...parts: string[]) =>
     base && owner && repo
       ? [base, ...[owner, repo, ...parts].map(encodeURIComponent)].join('/')
-      : ''
+      : undefined
   return {
-    commit: (sha) => (/^[0-9a-f]{7,64}$/i.test(sha) ? at('commit', sha) : ''),
-    pullRequest: (number) => (number > 0 ? at('pull', String(number)) : ''),
+    commit: (sha) => (/^[0-9a-f]{7,64}$/i.test(sha) ? at('commit', sha) : undefined),
+    pullRequest: (number) => (number > 0 ? at('pull', String(number)) : undefined),
     file: (ref, path) => {
-      const root = ref && path ? at('blob', ref) : ''
+      const root = ref && path ? at('blob', ref) : undefined
       return root && [root, ...path.split('/').map(encodeURIComponent)].join('/')
     }
   }

@@ -49,9 +49,9 @@ describe('gitHubLinks', () => {
       links.commit('0123456789abcdef'),
       'https://github.example.com/acme/git%20ops/commit/0123456789abcdef'
     ],
-    ['not a SHA', links.commit('main; rm'), ''],
+    ['not a SHA', links.commit('main; rm'), undefined],
     ['a pull request', links.pullRequest(7), 'https://github.example.com/acme/git%20ops/pull/7'],
-    ['no number', links.pullRequest(0), ''],
+    ['no number', links.pullRequest(0), undefined],
     [
       'a file',
       links.file('main', 'tests/a b.yaml'),
@@ -60,7 +60,7 @@ describe('gitHubLinks', () => {
     [
       'no server',
       gitHubLinks('javascript:alert(1)', 'acme', 'gitops').commit('0123456789abcdef'),
-      ''
+      undefined
     ]
   ])('%s', (_, link, expected) => {
     expect(link).toBe(expected)

@@ -169,7 +169,7 @@ export class MemoryGitHost implements GitHost {
     const sha = this.git.branches.get(branch)
     if (!sha)
       throw new MemoryHostError(null, `Branch ${branch} does not exist in ${this.repository}.`)
-    return { sha, url: this.links.commit(sha) }
+    return { sha, url: this.links.commit(sha) ?? '' }
   }
 
   listManifests = async (ref: string, folder: string, call: HostCall) => {
@@ -249,7 +249,7 @@ export class MemoryGitHost implements GitHost {
     const { remove, dropped } = removalsAtHead(change.deletions, atHead)
     const unchanged = additions.length === 0 && remove.length === 0
     if (unchanged && !creating)
-      return { status: 'unchanged', commitSha: '', commitUrl: '', branch, deleted: [], dropped }
+      return { status: 'unchanged', commitSha: '', branch, deleted: [], dropped }
     let sha = head
     if (!unchanged) {
       const files = new Map(this.git.commits.get(head)!.files)
@@ -265,8 +265,7 @@ export class MemoryGitHost implements GitHost {
     for (const before of this.beforeRefWrites.splice(0)) before(branch)
     if (this.git.branches.get(branch) !== (creating ? undefined : head)) return null
     this.git.branches.set(branch, sha)
-    if (unchanged)
-      return { status: 'unchanged', commitSha: '', commitUrl: '', branch, deleted: [], dropped }
+    if (unchanged) return { status: 'unchanged', commitSha: '', branch, deleted: [], dropped }
     const commitUrl = this.links.commit(sha)
     return { status: 'created', commitSha: sha, commitUrl, branch, deleted: remove, dropped }
   }
@@ -372,7 +371,7 @@ export class MemoryGitHost implements GitHost {
     const pr = this.pull(wait.number)
     for (;;) {
       this.onWaitRead?.()
-      const url = this.links.pullRequest(pr.number)
+      const url = this.links.pullRequest(pr.number) ?? ''
       if (pr.merged)
         return {
           number: pr.number,
@@ -429,7 +428,7 @@ export class MemoryGitHost implements GitHost {
   private shown(pr: MemoryPull, reused: boolean): HostPullRequest {
     return {
       number: pr.number,
-      url: this.links.pullRequest(pr.number),
+      url: this.links.pullRequest(pr.number) ?? '',
       nodeId: this.nodeIdOf(pr),
       headSha: this.headOf(pr),
       author: pr.author,

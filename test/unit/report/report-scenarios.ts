@@ -62,7 +62,7 @@ const prCommit = {
   pruned: [],
   prunedDropped: []
 }
-const noChange = { ...commit, commitSha: '', commitUrl: '', pruned: [], prunedDropped: [] }
+const noChange = { ...commit, commitSha: '', commitUrl: undefined, pruned: [], prunedDropped: [] }
 const opened = {
   number: 7,
   url: 'https://github.com/acme/gitops/pull/7',

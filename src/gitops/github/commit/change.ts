@@ -150,7 +150,7 @@ async function commitOnce(
   const { remove, dropped } = removalsAtHead(input.deletions, atHead)
   if (creating) await createBranch(input, branch, head)
   if (additions.length === 0 && remove.length === 0)
-    return { status: 'unchanged', commitSha: '', commitUrl: '', branch, deleted: [], dropped }
+    return { status: 'unchanged', commitSha: '', branch, deleted: [], dropped }
   const commit = await commitOnBranch({
     ...input,
     branch,

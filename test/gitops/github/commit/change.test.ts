@@ -156,7 +156,6 @@ describe('commitChange', () => {
     expect(await change(repo)).toEqual({
       status: 'unchanged',
       commitSha: '',
-      commitUrl: '',
       branch: 'main',
       deleted: [],
       dropped: [],

@@ -7,7 +7,11 @@ const MARKER_SHA_LENGTH = 12
 const MARKER_PATTERN = /\(commit ([0-9a-f]{12})(?:, [^()\s]+)?\)$/
 
 /** The message with the commit marker appended; without a commit, the run URL alone. */
-export function withVersionMarker(message: string, commitSha: string, runUrl: string): string {
+export function withVersionMarker(
+  message: string,
+  commitSha: string | undefined,
+  runUrl: string
+): string {
   const marker = commitSha
     ? `(commit ${commitSha.slice(0, MARKER_SHA_LENGTH).toLowerCase()}, ${runUrl})`
     : `(${runUrl})`
@@ -15,8 +19,8 @@ export function withVersionMarker(message: string, commitSha: string, runUrl: st
 }
 
 /** Whether a version's message carries the marker of this commit: then a re-run may reuse it. */
-export function hasVersionMarker(message: string, commitSha: string): boolean {
-  if (commitSha.length < MARKER_SHA_LENGTH) return false
+export function hasVersionMarker(message: string, commitSha: string | undefined): boolean {
+  if (commitSha === undefined || commitSha.length < MARKER_SHA_LENGTH) return false
   const found = MARKER_PATTERN.exec(message.trimEnd())
   return found?.[1] === commitSha.slice(0, MARKER_SHA_LENGTH).toLowerCase()
 }

@@ -126,7 +126,7 @@ function parseCoder(reader: Reader, context: RunContext, files: FileAccess): Cod
   const version = parseVersion(reader, context)
   const message = reader.raw('message')
   if (message.length > MESSAGE_MAX) reader.fail('message', `at most ${MESSAGE_MAX} characters`)
-  const commitSha = revisionOf(context)
+  const commitSha = revisionOf(context) || undefined
   return {
     url: url.replace(/\/+$/, ''),
     token,

@@ -116,8 +116,8 @@ export interface CoderSettings {
   versionRaw: string
   /** Always ends with the commit marker (versionMarker), so that a re-run knows its own version. */
   message: string
-  /** The commit under test (the PR head for pull requests); '' when the runner gives none. */
-  commitSha: string
+  /** The commit under test (the PR head for pull requests); absent when the runner gives none. */
+  commitSha?: string
   /** variables-file entries, overridden by `variables`; they go to the CLI only in a file. */
   variables: NameValue[]
   createTemplate: boolean

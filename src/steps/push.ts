@@ -71,7 +71,7 @@ export async function pushVersion(
       // in our place (the marker is anchored at the end, src/coder/version-identity.ts).
       isOwnVersion: (existing) =>
         existing.message === settings.message ||
-        (settings.commitSha !== '' && hasVersionMarker(existing.message, settings.commitSha)),
+        hasVersionMarker(existing.message, settings.commitSha),
       timeoutMs: PUSH_TIMEOUT_MS,
       clock: clockOf(context),
       signal: context.signal,

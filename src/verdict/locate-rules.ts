@@ -11,8 +11,8 @@ export interface WantedVersion {
   organization: string
   template: string
   name: string
-  /** The commit under test; '' when the runner gives none. */
-  commitSha: string
+  /** The commit under test; absent when the runner gives none. */
+  commitSha?: string
 }
 
 /** Why `found` is not this commit's tested version; null when it is. */

@@ -47,7 +47,7 @@ describe('versionProblem', () => {
     [
       'no commit from the runner',
       version(),
-      { ...WANT, commitSha: '' },
+      { ...WANT, commitSha: undefined },
       'cannot be matched to this commit: the runner gave no commit (GITHUB_SHA).'
     ],
     [

@@ -7,13 +7,14 @@ import {
   expectedVersionProblem,
   manifestProblem,
   versionProblem,
-  type WantedManifest
+  type WantedManifest,
+  type WantedVersion
 } from '../../../src/verdict/locate-rules.js'
 import { withVersionMarker } from '../../../src/coder/version-identity.js'
 
 const SHA = '0123456789abcdef0123456789abcdef01234567'
 const RUN = 'https://github.com/acme/t/actions/runs/1'
-const WANT = { organization: 'acme', template: 'docker', name: 'v1', commitSha: SHA }
+const WANT: WantedVersion = { organization: 'acme', template: 'docker', name: 'v1', commitSha: SHA }
 
 function version(overrides: Partial<CoderTemplateVersion> = {}): CoderTemplateVersion {
   return {

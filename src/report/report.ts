@@ -7,6 +7,7 @@ import type { PromotionResult } from '../objects/coder-k8s.js'
 import type { Delivery, Mode } from '../settings/settings.js'
 import type { FailureKind } from '../steps/failure-kinds.js'
 import type { FailureStatus, StepStatus } from '../steps/step.js'
+import type { Rollback } from '../steps/verify.js'
 import type { TimelineEntry } from '../steps/wait.js'
 import type { VerificationResult } from '../verdict/live.js'
 
@@ -187,15 +188,7 @@ export interface VerificationPart {
   /** Inconclusive: why. */
   why?: string
   rollback?: {
-    outcome:
-      | 'applied'
-      | 'already-active'
-      | 'would-apply'
-      | 'skipped'
-      | 'refused'
-      | 'impossible'
-      | 'failed'
-      | 'sent'
+    outcome: Rollback['outcome']
     target?: VersionPart
     detail: string
   }

@@ -102,9 +102,9 @@ async function mergeFailed(
   // Nothing may merge once no run watches: every way out of the wait after asking for auto-merge
   // (errors, lost answers, deadlines, cancels) turns it off again.
   let autoMergeOff: boolean | undefined
+  const turnOff = disableAutoMergeCommand(input.host.repository, pullRequest.number)
   if (autoMergeAsked) {
     autoMergeOff = await input.host.disableAutoMerge(pullRequest, AUTO_MERGE_OFF_MS)
-    const turnOff = disableAutoMergeCommand(input.host.repository, pullRequest.number)
     if (autoMergeOff)
       context.log.info(
         `Turned auto-merge off on ${pullRequest.url}: nothing merges while no run watches.`
@@ -123,11 +123,7 @@ async function mergeFailed(
   context.publish?.(facts)
   if (context.signal.aborted) throw error
   const stillOn =
-    autoMergeOff === false
-      ? [
-          `Auto-merge is still on: turn it off with \`${disableAutoMergeCommand(input.host.repository, pullRequest.number)}\`.`
-        ]
-      : []
+    autoMergeOff === false ? [`Auto-merge is still on: turn it off with \`${turnOff}\`.`] : []
   if (foreign)
     return failed('foreign-change', foreign.message, {
       facts,

@@ -13,6 +13,7 @@ import {
   type LiveDecision,
   type LiveVersion,
   type RollbackCandidate,
+  shownVersion,
   type VerificationResult
 } from '../verdict/live.js'
 import { verdictOf } from '../verdict/verdict.js'
@@ -118,7 +119,7 @@ export async function verifyLive(
     return inconclusive(
       {
         ...base,
-        why: `the test of ${shown(ran)} failed, and the rollback target ${shown(rollback.target)} became active meanwhile, not by this run`,
+        why: `the test of ${shownVersion(ran)} failed, and the rollback target ${shownVersion(rollback.target)} became active meanwhile, not by this run`,
         rollback
       },
       context
@@ -129,9 +130,6 @@ export async function verifyLive(
     ...(rollback ? { rollback } : {})
   })
 }
-
-const shown = (v: LiveVersion | undefined): string =>
-  v ? `${v.name || '(unnamed)'} (${v.id})` : 'unknown'
 
 function inconclusive(
   verification: Omit<Verification, 'result'> & { why: string },
@@ -242,7 +240,7 @@ async function rollBack(
     if (result === 'Promoted')
       return { outcome: 'applied', target, detail: `guard: ${failedVersion.name} was still active` }
     if (result === 'WouldPromote')
-      return { outcome: 'would-apply', target, detail: 'promote: dry-run, nothing sent' }
+      return { outcome: 'would-apply', target, detail: 'promote: dry-run, a dry-run request only' }
     // AlreadyActive: the guard's read found the target active, so nothing was sent.
     return { outcome: 'already-active', target, detail: ALREADY_ACTIVE }
   }

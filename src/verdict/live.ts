@@ -28,7 +28,8 @@ export type LiveDecision =
   | { result: 'Failed'; rollback: boolean; note?: string }
   | { result: 'Inconclusive'; why: string }
 
-const shown = (v: LiveVersion | null | undefined): string =>
+/** A version as messages name it: `<name> (<id>)`. */
+export const shownVersion = (v: LiveVersion | null | undefined): string =>
   v ? `${v.name || '(unnamed)'} (${v.id})` : 'unknown'
 
 export function decideLive(facts: LiveFacts): LiveDecision {
@@ -38,19 +39,19 @@ export function decideLive(facts: LiveFacts): LiveDecision {
   if (starting && ran.id !== starting.id)
     return {
       result: 'Inconclusive',
-      why: `the test ran ${shown(ran)}, but ${shown(starting)} was active when the run started: another writer promoted a version before the test resolved it`
+      why: `the test ran ${shownVersion(ran)}, but ${shownVersion(starting)} was active when the run started: another writer promoted a version before the test resolved it`
     }
   if (ending && ending.id !== ran.id)
     return {
       result: 'Inconclusive',
-      why: `the test ran ${shown(ran)}, and ${shown(ending)} is active now: another writer promoted meanwhile`
+      why: `the test ran ${shownVersion(ran)}, and ${shownVersion(ending)} is active now: another writer promoted meanwhile`
     }
   if (ending === undefined) {
     // Without the final read nothing proves the version still live; a failure is still a failure.
     return facts.passed
       ? {
           result: 'Inconclusive',
-          why: `the test of ${shown(ran)} passed, but the active version could not be read at the end`
+          why: `the test of ${shownVersion(ran)} passed, but the active version could not be read at the end`
         }
       : {
           result: 'Failed',
@@ -96,7 +97,7 @@ export function chooseRollbackTarget(input: RollbackInput): RollbackChoice {
   if (wanted === 'previous' && !input.recordedId)
     return {
       ok: false,
-      reason: `no successful deployment of the environment names a version other than the failed ${shown(failed)}`
+      reason: `no successful deployment of the environment names a version other than the failed ${shownVersion(failed)}`
     }
   if (!found) return { ok: false, reason: `${named} is not a version of this template in Coder` }
   const version = `${found.name} (${found.id})`

@@ -6,6 +6,7 @@ import { DOCS, HttpFailure } from '../sandbox/github/errors.js'
 import { GITOPS_REPO, OWNER, type World } from '../sandbox/world.js'
 import {
   afterAutoMerge,
+  expectAutoMergeStillOnSaid,
   expectNothingPromoted,
   PR_MODE,
   startPullRequestWorld
@@ -49,12 +50,7 @@ describe('auto-merge is off, or said to be on, whenever no run watches', () => {
     const run = await w.run(PR_AUTO)
     expect(expired).toBe(true)
     expect(run.exitCode).toBe(1)
-    expect(w.github.pullRequest(OWNER, GITOPS_REPO, 1)!.autoMerge).not.toBeNull()
-    const command = `gh pr merge 1 --repo ${OWNER}/${GITOPS_REPO} --disable-auto`
-    expect(run.stdout).toMatch(new RegExp(`::warning[^\n]*Auto-merge is still on[^\n]*${command}`))
-    expect(run.summary).toContain('Its auto-merge is still on')
-    expect(run.summary).toContain(command)
-    expectNothingPromoted(w)
+    expectAutoMergeStillOnSaid(w, run)
   })
 
   it('a secondary rate limit that ends after merge-timeout-seconds: the run fails at once and auto-merge ends off', async () => {

@@ -11,6 +11,7 @@ import {
 } from '../sandbox/world.js'
 import {
   afterAutoMerge,
+  expectAutoMergeStillOnSaid,
   expectNothingPromoted,
   leaveBranchOpen,
   PR_MODE,
@@ -123,12 +124,7 @@ describe('auto-merge still on is said, with the command that turns it off', () =
     const run = await w.run({ ...PR_MODE, 'pull-request-merge': 'auto' })
     expect(failing).toBe(true)
     expect(run.exitCode).toBe(1)
-    expect(w.github.pullRequest(OWNER, GITOPS_REPO, 1)!.autoMerge).not.toBeNull()
-    const command = `gh pr merge 1 --repo ${OWNER}/${GITOPS_REPO} --disable-auto`
-    expect(run.stdout).toMatch(new RegExp(`::warning[^\n]*Auto-merge is still on[^\n]*${command}`))
-    expect(run.summary).toContain('Its auto-merge is still on')
-    expect(run.summary).toContain(command)
-    expectNothingPromoted(w)
+    expectAutoMergeStillOnSaid(w, run)
   })
 
   it('a cancel, and turning auto-merge off fails: the summary says it is still on, with the command', async () => {

@@ -24,6 +24,22 @@ export function expectNothingPromoted(w: World): void {
   expect(activeVersionName(w)).toBe('v0.9.0')
 }
 
+/**
+ * Auto-merge is still on, and the run says so with the command that turns it off: a warning in
+ * the log, the summary and what stays behind. Nothing was promoted.
+ */
+export function expectAutoMergeStillOnSaid(
+  w: World,
+  run: { stdout: string; summary: string }
+): void {
+  expect(w.github.pullRequest(OWNER, GITOPS_REPO, 1)!.autoMerge).not.toBeNull()
+  const command = `gh pr merge 1 --repo ${OWNER}/${GITOPS_REPO} --disable-auto`
+  expect(run.stdout).toMatch(new RegExp(`::warning[^\n]*Auto-merge is still on[^\n]*${command}`))
+  expect(run.summary).toContain('Its auto-merge is still on')
+  expect(run.summary).toContain(command)
+  expectNothingPromoted(w)
+}
+
 /** Once the gate has asked GitHub for auto-merge, `then` runs (once). */
 export function afterAutoMerge(w: World, then: () => void): void {
   let done = false

@@ -185,8 +185,8 @@ export const GATE_MODULES: MutatedModule[] = [
     mutations: mutationsOf('src/coder/version-identity.ts', [
       [
         'hasVersionMarker',
-        'if (commitSha.length < MARKER_SHA_LENGTH) return false',
-        'if (commitSha.length < MARKER_SHA_LENGTH) return true',
+        'if (commitSha === undefined || commitSha.length < MARKER_SHA_LENGTH) return false',
+        'if (commitSha === undefined || commitSha.length < MARKER_SHA_LENGTH) return true',
         'a short sha owns every version'
       ],
       [

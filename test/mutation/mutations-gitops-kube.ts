@@ -220,13 +220,13 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
       ['foreignChange', 'if (changes.base !== gate.base)', 'if (false)', 'another base is merged'],
       [
         'foreignChange',
-        'changes.openedBy === null || !sameAccount(changes.openedBy, gate.viewer)',
-        'changes.openedBy === null',
+        'changes.openedBy === undefined || !sameAccount(changes.openedBy, gate.viewer)',
+        'changes.openedBy === undefined',
         'any opener'
       ],
       [
         'sameAccount',
-        'if (a.id !== null && b.id !== null) return a.id === b.id',
+        'if (a.id !== undefined && b.id !== undefined) return a.id === b.id',
         '',
         'a login stands for an id'
       ],
@@ -266,7 +266,7 @@ export const GITOPS_KUBE_MODULES: MutatedModule[] = [
       ...mutationsOf('src/gitops/github/pull-request/pull-request.ts', [
         [
           'ownOnly',
-          'if (openedBy !== null && sameAccount(openedBy, viewer)) return existing',
+          'if (openedBy !== undefined && sameAccount(openedBy, viewer)) return existing',
           'return existing',
           'a pull request of another account is reused'
         ]
